@@ -1,0 +1,231 @@
+"""The engine contract: what every game offers the platform, and nothing more.
+
+An engine is pure: plain JSON data in, plain JSON data out; no I/O, clock or global
+random.  The platform owns sign-up, tokens, deadlines, pausing and the log; the engine
+owns the rules.  The fold of a game's log is::
+
+    setup   = engine.setup(options, players, Rng(seed, "setup"))      # recorded
+    state   = engine.initial_state(options, players, setup)
+    for each event:  state = engine.apply_action(state, actor, action)   # orders
+                     state = engine.apply_outcome(state, outcome)        # resolutions
+    outcome = engine.resolve(state, Rng(seed, "phase", number))          # recorded
+
+Every random draw is written into the recorded ``setup`` / ``outcome`` so a replay
+never re-draws; the audit re-draws and compares.
+
+Outcomes (and setup records) share one shape so the platform can redact them for any
+viewer without knowing the game::
+
+    {"public": {...},                 # everyone, at once
+     "private": {player_id: {...}},   # that player (and the GM), at once
+     "secret": {...}}                 # the GM only, until the game ends
+
+Viewers are a player id, ``GM`` or ``PUBLIC`` (None).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+from marshmallow import Schema
+
+from engines.rng import Rng
+
+JSON = Any
+State = dict[str, Any]
+Viewer = str | None
+
+GM = "gm"
+PUBLIC: Viewer = None
+
+
+@dataclass(frozen=True)
+class Meta:
+    """Declarative facts about a game, shown to clients in ``GET /v1/game-types``."""
+
+    name: str
+    version: str
+    title: str
+    min_players: int
+    max_players: int
+    turn_based: bool
+    hidden_information: bool
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class ActionType:
+    """One kind of order.  ``schema`` validates the fields besides ``type``.
+
+    ``sealed`` orders are visible only to their author and the GM until the game ends
+    (outcomes publish whatever the rules reveal earlier).  ``actor`` says who may send
+    it; GM actions are named with a ``gm.`` prefix.
+    """
+
+    name: str
+    schema: type[Schema]
+    actor: Literal["player", "gm"] = "player"
+    sealed: bool = False
+    description: str = ""
+    example: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Phase:
+    """The phase a game is in.
+
+    ``name`` keys the game's deadlines (``{"bidding": 86400}``).  ``actors`` may act
+    now; ``awaiting`` are those whose orders are still missing (when it is empty the
+    phase may resolve early).  ``sealed`` phases take simultaneous secret orders that
+    a player may replace until the deadline.
+    """
+
+    name: str
+    actors: tuple[str, ...]
+    awaiting: tuple[str, ...]
+    sealed: bool
+    round: int | None = None
+    prompt: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "actors": list(self.actors),
+            "awaiting": list(self.awaiting),
+            "sealed": self.sealed,
+            "round": self.round,
+            "prompt": self.prompt,
+        }
+
+
+class RuleError(Exception):
+    """An order the rules do not allow.  ``rule`` names the rule, for the player.
+
+    ``status`` is 422 for an invalid order and 409 for one that is not allowed *now*
+    (out of turn, wrong phase).  Messages must never reveal another player's secrets.
+    """
+
+    def __init__(
+        self,
+        rule: str,
+        message: str,
+        details: Mapping[str, Any] | None = None,
+        status: int = 422,
+    ) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+        self.details = dict(details or {})
+        self.status = status
+
+
+def not_now(rule: str, message: str, details: Mapping[str, Any] | None = None) -> RuleError:
+    """A RuleError for orders that are valid in form but not allowed at this moment."""
+    return RuleError(rule, message, details, status=409)
+
+
+class Engine:
+    """Base class for engines: subclasses set the class attributes and rule methods.
+
+    Players are given as ``[{"id": "p1", "name": "Ann", "fields": {...}}, ...]`` in
+    join order; ``fields`` are the type-specific sign-up fields of ``join_schema``.
+    """
+
+    meta: Meta
+    options_schema: type[Schema]
+    join_schema: type[Schema] | None = None
+    gm_join_fields: frozenset[str] = frozenset()  # join fields only the GM may set
+    actions: Mapping[str, ActionType]
+    default_deadlines: Mapping[str, int]
+    # Games the conformance suite plays with bots: options, player count and each
+    # player's sign-up fields (``fields`` may be omitted).
+    simulation_cases: tuple[Mapping[str, Any], ...] = ({"options": {}, "players": 4},)
+
+    # -- setup -----------------------------------------------------------------
+    def setup(self, options: JSON, players: list[JSON], rng: Rng) -> JSON:
+        """Every random draw the game needs at start, in the outcome shape."""
+        return {"public": {}, "private": {}, "secret": {}}
+
+    def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
+        raise NotImplementedError
+
+    # -- phases and orders -----------------------------------------------------
+    def phase(self, state: State) -> Phase | None:
+        """The open phase, or None once the game is over."""
+        raise NotImplementedError
+
+    def validate(self, state: State, actor: str, action: JSON) -> None:
+        """Raise RuleError unless ``actor`` may send ``action`` now (schema already checked)."""
+        raise NotImplementedError
+
+    def apply_action(self, state: State, actor: str, action: JSON) -> State:
+        raise NotImplementedError
+
+    def resolve(self, state: State, rng: Rng) -> JSON:
+        """The outcome of the open phase at its deadline, missing orders defaulted."""
+        raise NotImplementedError
+
+    def apply_outcome(self, state: State, outcome: JSON) -> State:
+        raise NotImplementedError
+
+    def eject(self, state: State, player_id: str) -> State:
+        """Remove a player by GM ruling; the default marks them ejected in ``state``."""
+        new = copy.deepcopy(state)
+        new.setdefault("ejected", [])
+        if player_id not in new["ejected"]:
+            new["ejected"].append(player_id)
+        return new
+
+    # -- what people see -------------------------------------------------------
+    def view(self, state: State, viewer: Viewer) -> JSON:
+        """What ``viewer`` (a player id, GM or PUBLIC) may see of the state."""
+        raise NotImplementedError
+
+    def result(self, state: State) -> JSON | None:
+        """The final result (winners, standings) once the game is over."""
+        raise NotImplementedError
+
+    def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
+        """Optional: the legal moves for a client to offer (shown in the player's view)."""
+        return None
+
+    # -- simulation --------------------------------------------------------------
+    def bot_action(self, state: State, actor: str, rng: Rng) -> JSON | None:
+        """A random legal order for ``actor`` now, or None to send nothing."""
+        raise NotImplementedError
+
+    # -- helpers shared by every engine ---------------------------------------------
+    def describe(self) -> JSON:
+        m = self.meta
+        return {
+            "name": m.name,
+            "title": m.title,
+            "version": m.version,
+            "summary": m.summary,
+            "players": {"min": m.min_players, "max": m.max_players},
+            "turn_based": m.turn_based,
+            "hidden_information": m.hidden_information,
+            "default_deadlines": dict(self.default_deadlines),
+            "actions": [
+                {
+                    "type": a.name,
+                    "actor": a.actor,
+                    "sealed": a.sealed,
+                    "description": a.description,
+                    "example": dict(a.example),
+                }
+                for a in self.actions.values()
+            ],
+        }
+
+
+def redact_outcome(outcome: JSON, viewer: Viewer, reveal_all: bool = False) -> JSON:
+    """The part of a setup record or outcome that ``viewer`` may see."""
+    if reveal_all or viewer == GM:
+        return outcome
+    private = outcome.get("private", {})
+    shown: dict[str, Any] = {"public": outcome.get("public", {})}
+    if viewer is not None and viewer in private:
+        shown["private"] = {viewer: private[viewer]}
+    return shown

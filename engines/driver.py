@@ -1,0 +1,136 @@
+"""Playing a game purely in memory: the fold and a bot loop, with no store or clock.
+
+The platform's fold (``replays.fold``) wraps the same three steps with sign-up,
+deadlines and GM events; engine tests and the conformance suite use this module to
+play whole games quickly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engines.canonical import roundtrip
+from engines.contract import GM, Engine, JSON, RuleError, State
+from engines.rng import Rng
+
+
+def player_list(count: int, fields: list[JSON] | None = None) -> list[JSON]:
+    """Players ``p1..pN`` named ``Player 1..N``, as the platform would list them."""
+    return [
+        {"id": f"p{i + 1}", "name": f"Player {i + 1}", "fields": (fields[i] if fields else {})}
+        for i in range(count)
+    ]
+
+
+def load_options(engine: Engine, options: JSON | None) -> JSON:
+    """Options with defaults filled in, as plain JSON (raises marshmallow ValidationError)."""
+    return roundtrip(engine.options_schema().load(options or {}))
+
+
+def load_action(engine: Engine, action: JSON) -> JSON:
+    """Schema-check one order ``{"type": ..., ...}``; returns it with defaults filled in."""
+    kind = action.get("type")
+    spec = engine.actions.get(kind) if isinstance(kind, str) else None
+    if spec is None:
+        raise RuleError("action type", f"unknown action type {kind!r}", {"type": ["Unknown action type."]})
+    body = {k: v for k, v in action.items() if k != "type"}
+    return roundtrip({"type": kind, **spec.schema().load(body)})
+
+
+def submit(engine: Engine, state: State, actor: str, action: JSON) -> State:
+    """Schema-check, rule-check and apply one order: the platform's validation gate."""
+    loaded = load_action(engine, action)
+    spec = engine.actions[loaded["type"]]
+    if (spec.actor == "gm") != (actor == GM):
+        raise RuleError("actor", f"{loaded['type']} is not an order for {actor}", status=403)
+    engine.validate(state, actor, loaded)
+    return engine.apply_action(state, actor, loaded)
+
+
+@dataclass
+class Played:
+    """A finished (or stopped) in-memory game: its records and the state after each."""
+
+    options: JSON
+    players: list[JSON]
+    seed: str
+    setup: JSON
+    records: list[JSON] = field(default_factory=list)
+    states: list[State] = field(default_factory=list)
+
+    @property
+    def final(self) -> State:
+        return self.states[-1]
+
+
+def start(engine: Engine, options: JSON | None, players: list[JSON], seed: str) -> Played:
+    opts = load_options(engine, options)
+    setup = roundtrip(engine.setup(opts, players, Rng(seed, "setup")))
+    state = roundtrip(engine.initial_state(opts, players, setup))
+    return Played(opts, players, seed, setup, [], [state])
+
+
+def fold(engine: Engine, played: Played) -> State:
+    """Re-fold the records from scratch, reading recorded outcomes (never re-drawing)."""
+    state = roundtrip(engine.initial_state(played.options, played.players, played.setup))
+    for record in played.records:
+        state = apply_record(engine, state, record)
+    return state
+
+
+def apply_record(engine: Engine, state: State, record: JSON) -> State:
+    if record["kind"] == "action":
+        return roundtrip(engine.apply_action(state, record["actor"], record["action"]))
+    if record["kind"] == "outcome":
+        return roundtrip(engine.apply_outcome(state, record["outcome"]))
+    if record["kind"] == "eject":
+        return roundtrip(engine.eject(state, record["player"]))
+    raise ValueError(f"unknown record kind {record['kind']!r}")
+
+
+def play_bots(
+    engine: Engine,
+    options: JSON | None,
+    players: list[JSON],
+    seed: str,
+    *,
+    bot_seed: str = "bots",
+    max_phases: int = 5000,
+    skip: Callable[[int, str], bool] | None = None,
+    check: Callable[[State], None] | None = None,
+) -> Played:
+    """Bots play the game to its end.  ``skip(phase_number, actor)`` makes a bot miss
+    a deadline; ``check(state)`` runs after every step (invariants)."""
+    played = start(engine, options, players, seed)
+    number = 1
+    while (phase := engine.phase(played.final)) is not None:
+        if number > max_phases:
+            raise RuntimeError(f"{engine.meta.name}: no end after {max_phases} phases")
+        bots = Rng(bot_seed, "phase", number)
+        for actor in phase.awaiting:
+            if skip and skip(number, actor):
+                continue
+            action = engine.bot_action(played.final, actor, bots.fork(actor))
+            if action is None:
+                continue
+            loaded = load_action(engine, action)
+            new = submit(engine, played.final, actor, loaded)
+            _step(played, {"kind": "action", "actor": actor, "action": loaded}, roundtrip(new), check)
+        outcome = roundtrip(engine.resolve(played.final, Rng(seed, "phase", number)))
+        new = roundtrip(engine.apply_outcome(played.final, outcome))
+        _step(played, {"kind": "outcome", "number": number, "outcome": outcome}, new, check)
+        number += 1
+    return played
+
+
+def _step(played: Played, record: JSON, state: State, check: Callable[[State], None] | None) -> None:
+    played.records.append(record)
+    played.states.append(state)
+    if check:
+        check(state)
+
+
+def run_phase(engine: Engine, state: State, seed: str, number: int) -> tuple[JSON, State]:
+    """Resolve the open phase as the worker would: returns (outcome, new state)."""
+    outcome = roundtrip(engine.resolve(state, Rng(seed, "phase", number)))
+    return outcome, roundtrip(engine.apply_outcome(state, outcome))

@@ -1,0 +1,141 @@
+"""One conformance suite over every registered engine (open_spiel style).
+
+Bots play whole games; every state must be plain canonical JSON, the fold of the
+records must equal live play, resolution must be a pure function of state and seed,
+no apply may mutate its input, and no view may depend on another player's sealed order.
+"""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from engines import registry
+from engines.canonical import canonical_json
+from engines.contract import GM, PUBLIC, Engine
+from engines.driver import Played, fold, load_action, play_bots, player_list, start
+from engines.rng import Rng
+
+ENGINES = registry.all_latest()
+CASES = [
+    pytest.param(engine, case, seed, id=f"{engine.meta.name}-{i}-{seed}")
+    for engine in ENGINES
+    for i, case in enumerate(engine.simulation_cases)
+    for seed in ("alpha", "beta")
+]
+
+
+def _players(case: dict) -> list[dict]:
+    return player_list(case["players"], case.get("fields"))
+
+
+def _play(engine: Engine, case: dict, seed: str) -> Played:
+    return play_bots(engine, case.get("options"), _players(case), seed)
+
+
+def test_every_game_type_is_registered() -> None:
+    assert "extreme-ways" in registry.names()
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_bots_play_to_the_end_with_a_result(engine: Engine, case: dict, seed: str) -> None:
+    played = _play(engine, case, seed)
+    assert engine.phase(played.final) is None
+    result = engine.result(played.final)
+    assert result is not None
+    canonical_json(result)
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_replay_of_the_records_equals_live_play(engine: Engine, case: dict, seed: str) -> None:
+    played = _play(engine, case, seed)
+    assert canonical_json(fold(engine, played)) == canonical_json(played.final)
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_same_seed_same_game_other_seed_other_game(engine: Engine, case: dict, seed: str) -> None:
+    first = _play(engine, case, seed)
+    again = _play(engine, case, seed)
+    assert canonical_json(first.records) == canonical_json(again.records)
+    assert canonical_json(first.setup) == canonical_json(again.setup)
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_resolution_is_a_pure_function_of_state_and_seed(engine: Engine, case: dict, seed: str) -> None:
+    played = _play(engine, case, seed)
+    for index, record in enumerate(played.records):
+        if record["kind"] != "outcome":
+            continue
+        before = played.states[index]  # states[0] is the initial state
+        frozen = copy.deepcopy(before)
+        again = engine.resolve(before, Rng(seed, "phase", record["number"]))
+        assert canonical_json(again) == canonical_json(record["outcome"])
+        assert before == frozen, "resolve() mutated its input"
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_apply_never_mutates_its_input(engine: Engine, case: dict, seed: str) -> None:
+    played = _play(engine, case, seed)
+    for index, record in enumerate(played.records):
+        before = played.states[index]
+        frozen = copy.deepcopy(before)
+        if record["kind"] == "action":
+            engine.apply_action(before, record["actor"], record["action"])
+        else:
+            engine.apply_outcome(before, record["outcome"])
+        assert before == frozen
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_every_view_is_plain_json(engine: Engine, case: dict, seed: str) -> None:
+    played = _play(engine, case, seed)
+    viewers = [PUBLIC, GM] + [p["id"] for p in played.players]
+    for state in played.states[:: max(1, len(played.states) // 25)] + [played.final]:
+        for viewer in viewers:
+            canonical_json(engine.view(state, viewer))
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_no_view_depends_on_another_players_sealed_order(engine: Engine, case: dict, seed: str) -> None:
+    """Swap each sealed order for another legal one: nobody else's view may change."""
+    played = _play(engine, case, seed)
+    viewers = [PUBLIC] + [p["id"] for p in played.players]
+    checked = 0
+    for index, record in enumerate(played.records):
+        if record["kind"] != "action":
+            continue
+        action = record["action"]
+        if not engine.actions[action["type"]].sealed:
+            continue
+        before, actor = played.states[index], record["actor"]
+        for attempt in range(6):
+            other = engine.bot_action(before, actor, Rng("other", index, attempt))
+            if other is None:
+                continue
+            other = load_action(engine, other)
+            if other == action:
+                continue
+            try:
+                engine.validate(before, actor, other)
+            except Exception:
+                continue
+            mine = engine.apply_action(before, actor, action)
+            theirs = engine.apply_action(before, actor, other)
+            for viewer in viewers:
+                if viewer == actor:
+                    continue
+                assert canonical_json(engine.view(mine, viewer)) == canonical_json(
+                    engine.view(theirs, viewer)
+                ), f"{viewer} can see {actor}'s sealed {action['type']}"
+            checked += 1
+            break
+    if any(a.sealed for a in engine.actions.values()):
+        assert checked > 0, "no sealed order was exercised"
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=lambda e: e.meta.name)
+def test_setup_is_recorded_in_outcome_shape(engine: Engine) -> None:
+    case = engine.simulation_cases[0]
+    played = start(engine, case.get("options"), _players(case), "setup-seed")
+    assert set(played.setup) <= {"public", "private", "secret"}
+    canonical_json(played.setup)
