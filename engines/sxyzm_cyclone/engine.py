@@ -1,0 +1,228 @@
+"""The SXYZM Cyclone engine: one phase per turn, the die roll drawn when a turn opens.
+
+The first turn's roll is drawn in ``setup``; each later roll is drawn in the
+``resolve`` outcome of the turn before, so every roll is public the moment its turn
+opens.  A turn order is the whole turn: the list of moves, played in order.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
+from engines.rng import Rng
+from engines.sxyzm_cyclone import rules, turns, views
+from engines.sxyzm_cyclone.board import cube_name, next_toward, space
+from engines.sxyzm_cyclone.bots import random_moves
+from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
+
+RULE_TURN = "one player acts at a time"
+RULE_OVER = "the game is over"
+
+
+class SxyzmCyclone(Engine):
+    meta = Meta(
+        name="sxyzm-cyclone",
+        version="1.0.0",
+        title="SXYZM Cyclone",
+        min_players=2,
+        max_players=4,
+        turn_based=True,
+        hidden_information=False,
+        summary="Roll a die, move and stack cubes toward the other bases; stacks get pushed home.",
+    )
+    options_schema = OptionsSchema
+    join_schema = JoinSchema
+    actions = {
+        "turn": ActionType(
+            "turn",
+            TurnSchema,
+            actor="player",
+            sealed=False,
+            description="Your whole turn: up to the die roll of moves, each one cube one space toward a base.",
+            example={"moves": [{"cube": "blue-5", "toward": "yellow"}, {"cube": "blue-5", "toward": "yellow"}]},
+        )
+    }
+    default_deadlines = {"turn": 86400}
+    simulation_cases = (
+        {"options": {}, "players": 2},
+        {"options": {"side": "four-colour", "path_length": 5}, "players": 2},
+        {"options": {"missed_turn": "random"}, "players": 3, "fields": [{"colour": "red"}, {}, {}]},
+        {"options": {"path_length": 6, "allow_unused_actions": False}, "players": 4},
+    )
+
+    # -- setup -----------------------------------------------------------------
+    def setup(self, options: JSON, players: list[JSON], rng: Rng) -> JSON:
+        """Seats and colours, the first player (drawn unless fixed) and the first roll."""
+        side = turns.board_side(options, len(players))
+        seats = turns.assign_colours(players, side)
+        colours = turns.turn_order(list(seats.values()))
+        first = turns.first_colour(options, colours, rng.fork("first"))
+        roll = turns.draw_roll(options, 1, rng.fork("roll"))
+        return {"public": {"side": side, "colours": seats, "first": first, "roll": roll}, "private": {}, "secret": {}}
+
+    def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
+        """Setup rule: each colour's five cubes on the five spaces nearest its base."""
+        public = setup["public"]
+        seats: dict[str, str] = public["colours"]
+        colours = turns.turn_order(list(seats.values()))
+        return {
+            "options": copy.deepcopy(options),
+            "side": public["side"],
+            "path_length": options["path_length"],
+            "colours": colours,
+            "players": [{"id": p["id"], "name": p["name"], "colour": seats[p["id"]]} for p in players],
+            "spaces": {space(c, n): [cube_name(c, n)] for c in colours for n in range(1, 6)},
+            "bases": {c: [] for c in colours},
+            "turn": 1,
+            "current": public["first"],
+            "roll": public["roll"],
+            "order": None,
+            "over": False,
+            "ended": None,
+            "winners": [],
+            "ejected": [],
+        }
+
+    # -- phases and orders -----------------------------------------------------
+    def phase(self, state: State) -> Phase | None:
+        if state["over"]:
+            return None
+        player = turns.player_of(state, state["current"])
+        ejected = player in state["ejected"]
+        can_move = bool(rules.movable_cubes(state, state["current"]))
+        awaiting = (player,) if state["order"] is None and not ejected and can_move else ()
+        return Phase(
+            name="turn",
+            actors=() if ejected else (player,),
+            awaiting=awaiting,
+            sealed=False,
+            round=state["turn"],
+            prompt=views.prompt(state),
+        )
+
+    def validate(self, state: State, actor: str, action: JSON) -> None:
+        """Check the whole turn move by move against the position each move meets."""
+        if state["over"]:
+            raise not_now(RULE_OVER, "the game is over")
+        colour = turns.colour_of(state, actor)
+        if colour != state["current"] or actor in state["ejected"]:
+            current = turns.player_of(state, state["current"])
+            raise not_now(RULE_TURN, f"it is {state['current']}'s turn ({current}), not yours")
+        moves = action["moves"]
+        roll = state["roll"]
+        if len(moves) > roll:
+            raise RuleError(rules.RULE_ROLL, f"you rolled {roll}: at most {roll} moves, not {len(moves)}",
+                            {"roll": roll, "moves": len(moves)})
+        work = rules.working_copy(state)
+        for index, move in enumerate(moves, start=1):
+            error = rules.move_error(work, colour, move)
+            if error is not None:
+                rule, reason = error
+                raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
+                                {"move": index, "cube": move["cube"], "toward": move["toward"]})
+            rules.play_move(work, colour, move)
+            if rules.winners(work, turns.active_colours(state)):
+                return
+        if not state["options"]["allow_unused_actions"] and len(moves) < roll and rules.legal_moves(work, colour):
+            raise RuleError(rules.RULE_ALL_ACTIONS,
+                            f"you rolled {roll}: all {roll} actions must be used while a cube can move",
+                            {"roll": roll, "moves": len(moves)})
+
+    def apply_action(self, state: State, actor: str, action: JSON) -> State:
+        """Record the turn order; it is played when the turn resolves (a new order replaces it)."""
+        new = copy.deepcopy(state)
+        new["order"] = [{"cube": m["cube"], "toward": m["toward"]} for m in action["moves"]]
+        return new
+
+    def resolve(self, state: State, rng: Rng) -> JSON:
+        """Play the turn (or its missed-turn default), check for winners, open the next turn."""
+        colour = state["current"]
+        player = turns.player_of(state, colour)
+        source, moves = self._turn_moves(state, colour, rng.fork("missed"))
+        work = rules.working_copy(state)
+        effects: list[dict[str, Any]] = []
+        won: list[str] = []
+        for move in moves:
+            effects.append(rules.play_move(work, colour, move))
+            won = rules.winners(work, turns.active_colours(state))
+            if won:
+                break
+        public: dict[str, Any] = {
+            "turn": state["turn"], "player": player, "colour": colour, "roll": state["roll"],
+            "source": source, "moves": effects, "winners": [turns.player_of(state, c) for c in won],
+            "ended": None, "next": None,
+        }
+        if won:
+            public["ended"] = "win"
+        elif state["turn"] >= state["options"]["max_turns"]:
+            public["ended"] = "turn limit"
+        else:
+            after = dict(state, current=turns.next_colour(state))
+            turn = state["turn"] + 1
+            public["next"] = {"turn": turn, "player": turns.player_of(state, after["current"]),
+                              "colour": after["current"], "roll": turns.draw_roll(state["options"], turn, rng)}
+        return {"public": public, "private": {}, "secret": {}}
+
+    def _turn_moves(self, state: State, colour: str, rng: Rng) -> tuple[str, list[rules.Move]]:
+        """Which moves the turn plays: the order, or the default for a turn without one."""
+        if turns.player_of(state, colour) in state["ejected"]:
+            return "ejected", []
+        if state["order"] is not None:
+            return "order", state["order"]
+        if not rules.movable_cubes(state, colour):
+            return "no movable cube", []
+        if state["options"]["missed_turn"] == "random":
+            return "missed: random", random_moves(state, colour, state["roll"], rng)
+        return "missed: pass", []
+
+    def apply_outcome(self, state: State, outcome: JSON) -> State:
+        """Replay the recorded moves and open the recorded next turn (no draws here)."""
+        public = outcome["public"]
+        new = copy.deepcopy(state)
+        for effect in public["moves"]:
+            rules.play_move(new, public["colour"], {"cube": effect["cube"], "toward": effect["toward"]})
+        new["order"] = None
+        new["winners"] = [turns.colour_of(new, p) for p in public["winners"]]
+        if public["ended"]:
+            new["over"], new["ended"] = True, public["ended"]
+        else:
+            nxt = public["next"]
+            new["turn"], new["current"], new["roll"] = nxt["turn"], nxt["colour"], nxt["roll"]
+        return new
+
+    def eject(self, state: State, player_id: str) -> State:
+        """Ruling: an ejected player's cubes stay as obstacles, their turns are skipped
+        and they cannot win; with one player left, that player wins."""
+        new = super().eject(state, player_id)
+        active = turns.active_colours(new)
+        if not new["over"] and len(active) <= 1:
+            new["over"], new["ended"], new["winners"] = True, "ejections", active
+        return new
+
+    # -- what people see -------------------------------------------------------
+    def view(self, state: State, viewer: Viewer) -> JSON:
+        hint = self.legal_actions_hint(state, viewer) if viewer not in (None, GM) else None
+        return views.view(state, viewer, hint, self.result(state))
+
+    def result(self, state: State) -> JSON | None:
+        return views.result(state) if state["over"] else None
+
+    def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
+        """The single moves the current player may make now, with where each lands."""
+        if state["over"] or turns.colour_of(state, player_id) != state["current"] or player_id in state["ejected"]:
+            return None
+        colour, length = state["current"], state["path_length"]
+        moves = []
+        for move in rules.legal_moves(state, colour):
+            origin, _ = rules.locate(state, move["cube"])
+            moves.append({**move, "from": origin, "to": next_toward(origin, move["toward"], length)})
+        return {"roll": state["roll"], "moves": moves}
+
+    # -- simulation --------------------------------------------------------------
+    def bot_action(self, state: State, actor: str, rng: Rng) -> JSON | None:
+        """A random legal turn: every action a uniformly random legal move."""
+        phase = self.phase(state)
+        if phase is None or actor not in phase.awaiting:
+            return None
+        return {"type": "turn", "moves": random_moves(state, state["current"], state["roll"], rng)}

@@ -1,0 +1,181 @@
+"""Pure rule functions over the board part of the state (``spaces`` and ``bases``).
+
+``spaces`` maps each occupied space to its stack, bottom to top; ``bases`` maps each
+colour in play to the cubes inside its base (its own cubes waiting to re-enter, and
+other colours' finished cubes).  Functions named ``play_*`` change the working copy
+they are given; everything else only reads.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from engines.sxyzm_cyclone.board import (
+    PUSH_DISTANCE,
+    base,
+    base_colour,
+    cube_colour,
+    cubes_of,
+    is_base,
+    next_toward,
+)
+
+State = dict[str, Any]
+Move = dict[str, str]
+
+# Rule names, as quoted in error messages and tests.
+RULE_OWN_CUBE = "move your own cubes"
+RULE_TOWARD = "move toward another base in play"
+RULE_FINISHED = "finished cubes are out of play"
+RULE_STACK_TOP = "only the top cube of a stack moves"
+RULE_ROLL = "the die roll is the number of actions"
+RULE_ALL_ACTIONS = "every action must be used"
+
+
+def working_copy(state: State) -> State:
+    """A copy of just the parts of the state the rule functions read and change."""
+    return copy.deepcopy({k: state[k] for k in ("spaces", "bases", "colours", "path_length")})
+
+
+def locate(state: State, cube: str) -> tuple[str, int | None]:
+    """Where a cube is: (space, level in its stack from 0 at the bottom) or (base, None)."""
+    for position, stack in state["spaces"].items():
+        if cube in stack:
+            return position, stack.index(cube)
+    for colour, inside in state["bases"].items():
+        if cube in inside:
+            return base(colour), None
+    raise KeyError(cube)
+
+
+def is_finished(state: State, cube: str) -> bool:
+    """Rule: a cube in a base of another colour has crossed the finish line."""
+    position, _ = locate(state, cube)
+    return is_base(position) and base_colour(position) != cube_colour(cube)
+
+
+def is_movable(state: State, cube: str) -> bool:
+    """Rule: a lone cube, the top cube of a stack, or a cube in its own base may move."""
+    position, level = locate(state, cube)
+    if is_base(position):
+        return base_colour(position) == cube_colour(cube)
+    return level == len(state["spaces"][position]) - 1
+
+
+def movable_cubes(state: State, colour: str) -> list[str]:
+    return [c for c in cubes_of(colour) if is_movable(state, c)]
+
+
+def targets(state: State, colour: str) -> list[str]:
+    """Rule: cubes move toward another base in play; paths of absent colours are closed."""
+    return [c for c in state["colours"] if c != colour]
+
+
+def legal_moves(state: State, colour: str) -> list[Move]:
+    """Every single action open to ``colour`` in this position."""
+    return [{"cube": cube, "toward": t} for cube in movable_cubes(state, colour) for t in targets(state, colour)]
+
+
+def move_error(state: State, colour: str, move: Move) -> tuple[str, str] | None:
+    """(rule, reason) if ``move`` breaks a rule in this position, else None."""
+    cube, toward = move["cube"], move["toward"]
+    if cube_colour(cube) != colour:
+        return RULE_OWN_CUBE, f"{cube} is not a {colour} cube"
+    if toward not in targets(state, colour):
+        reason = "your own base" if toward == colour else f"the {toward} path is closed (not in play)"
+        return RULE_TOWARD, f"cannot move toward {reason}"
+    if is_finished(state, cube):
+        return RULE_FINISHED, f"{cube} has finished and is out of play"
+    if not is_movable(state, cube):
+        position, _ = locate(state, cube)
+        return RULE_STACK_TOP, f"{cube} is under another cube in the stack on {position}"
+    return None
+
+
+def play_move(state: State, colour: str, move: Move) -> dict[str, Any]:
+    """Play one action on the working copy ``state``; returns what happened.
+
+    Rule: onto an empty space or a lone cube the cube simply lands (making a stack);
+    onto a stack of two or more it goes on top and the whole stack moves three spaces
+    toward the mover's base, merging with whatever it lands on and moving three more,
+    until it reaches an empty space or the mover's base.
+    """
+    cube, toward = move["cube"], move["toward"]
+    origin, _ = locate(state, cube)
+    _lift(state, cube, origin)
+    target = next_toward(origin, toward, state["path_length"])
+    effect: dict[str, Any] = {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": []}
+    if is_base(target):
+        _enter_base(state, target, [cube])
+        return effect
+    below = state["spaces"].pop(target, [])
+    stack = below + [cube]
+    position = target
+    if len(below) >= 2:
+        while True:
+            position = _push_destination(position, colour, state["path_length"])
+            effect["pushes"].append({"stack": list(stack), "to": position})
+            if is_base(position):
+                _enter_base(state, position, stack)
+                return effect
+            below = state["spaces"].pop(position, [])
+            stack = below + stack
+            if not below:
+                break
+    state["spaces"][position] = stack
+    return effect
+
+
+def _lift(state: State, cube: str, position: str) -> None:
+    """Take a movable cube off its space (or out of its own base)."""
+    if is_base(position):
+        state["bases"][base_colour(position)].remove(cube)
+        return
+    stack = state["spaces"][position]
+    if len(stack) == 1:
+        del state["spaces"][position]
+    else:
+        state["spaces"][position] = stack[:-1]
+
+
+def _enter_base(state: State, position: str, cubes: list[str]) -> None:
+    """Rule: no stacking in a base; each cube enters on its own (home or finished)."""
+    state["bases"][base_colour(position)].extend(cubes)
+
+
+def _push_destination(position: str, mover: str, length: int) -> str:
+    """Three spaces toward the mover's base, stopping at the base (it is the last space)."""
+    for _ in range(PUSH_DISTANCE):
+        if is_base(position):
+            break
+        position = next_toward(position, mover, length)
+    return position
+
+
+def finished_counts(state: State, colour: str) -> dict[str, int]:
+    """How many of ``colour``'s cubes have finished in each other base in play."""
+    return {
+        other: sum(1 for c in state["bases"][other] if cube_colour(c) == colour)
+        for other in state["colours"]
+        if other != colour
+    }
+
+
+def has_won(state: State, colour: str) -> bool:
+    """Winning the game, by the number of colours in play.
+
+    2 players: all five cubes in the other base.  3 players: three in one opponent's
+    base, or two in each.  4 players: three in one opponent's base, or one in each.
+    """
+    counts = list(finished_counts(state, colour).values())
+    players = len(state["colours"])
+    if players == 2:
+        return counts[0] >= 5
+    if players == 3:
+        return max(counts) >= 3 or min(counts) >= 2
+    return max(counts) >= 3 or min(counts) >= 1
+
+
+def winners(state: State, candidates: list[str]) -> list[str]:
+    """Colours among ``candidates`` that meet a win condition now, in turn order."""
+    return [c for c in state["colours"] if c in candidates and has_won(state, c)]

@@ -1,0 +1,79 @@
+"""Seating and turns: colours, board side, turn order, the die roll and who plays next."""
+from __future__ import annotations
+
+from typing import Any
+
+from engines.rng import Rng
+from engines.sxyzm_cyclone.board import COLOURS, side_colours
+
+State = dict[str, Any]
+
+
+def board_side(options: dict[str, Any], player_count: int) -> str:
+    """Ruling: 'auto' plays 2 players on the two-colour side; the two-colour side
+    only seats 2, so 3-4 players always use the four-colour side."""
+    if options["side"] == "two-colour" and player_count == 2:
+        return "two-colour"
+    if options["side"] == "auto" and player_count == 2:
+        return "two-colour"
+    return "four-colour"
+
+
+def assign_colours(players: list[dict[str, Any]], side: str) -> dict[str, str]:
+    """Ruling: requested colours are honoured in join order when free and printed on
+    the side in use; everyone else takes the first free colour in turn order."""
+    available = list(side_colours(side))
+    chosen: dict[str, str] = {}
+    for player in players:
+        wish = (player.get("fields") or {}).get("colour")
+        if wish in available and wish not in chosen.values():
+            chosen[player["id"]] = wish
+    for player in players:
+        if player["id"] not in chosen:
+            chosen[player["id"]] = next(c for c in available if c not in chosen.values())
+    return chosen
+
+
+def turn_order(colours: list[str]) -> list[str]:
+    """Ruling: turns pass blue → yellow → green → red (the rulebook's order), skipping absent colours."""
+    return [c for c in COLOURS if c in colours]
+
+
+def draw_roll(options: dict[str, Any], turn: int, rng: Rng) -> int:
+    """The die roll for ``turn``: the GM's fixed roll if the options give one, else a d6."""
+    fixed = options["rolls"]
+    if turn <= len(fixed):
+        return int(fixed[turn - 1])
+    return rng.randint(1, 6)
+
+
+def first_colour(options: dict[str, Any], colours: list[str], rng: Rng) -> str:
+    """Ruling: the first player is the GM's choice if in play, else drawn from the seed."""
+    if options["first_colour"] in colours:
+        return str(options["first_colour"])
+    return rng.choice(colours)
+
+
+def player_of(state: State, colour: str) -> str:
+    return next(p["id"] for p in state["players"] if p["colour"] == colour)
+
+
+def colour_of(state: State, player_id: str) -> str | None:
+    return next((p["colour"] for p in state["players"] if p["id"] == player_id), None)
+
+
+def active_colours(state: State) -> list[str]:
+    """Colours whose player has not been ejected."""
+    return [c for c in state["colours"] if player_of(state, c) not in state["ejected"]]
+
+
+def next_colour(state: State) -> str:
+    """The next active colour after the current one, in turn order."""
+    order = state["colours"]
+    active = active_colours(state)
+    start = order.index(state["current"])
+    for step in range(1, len(order) + 1):
+        colour = order[(start + step) % len(order)]
+        if colour in active:
+            return colour
+    return state["current"]
