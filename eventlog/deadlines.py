@@ -1,0 +1,29 @@
+"""The deadline index: which game's open phase is due when (a sorted set).
+
+It only tells the sweeper where to look; the log says what is really due, so a
+stale or missing entry costs a lookup, never a wrong resolution.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from redis import Redis
+
+from eventlog import keys
+
+
+def set_due(redis: Redis, game_id: str, when: datetime | float) -> None:
+    score = when.timestamp() if isinstance(when, datetime) else float(when)
+    redis.zadd(keys.DEADLINES, {game_id: score})
+
+
+def clear(redis: Redis, game_id: str) -> None:
+    redis.zrem(keys.DEADLINES, game_id)
+
+
+def due(redis: Redis, before: float, limit: int = 500) -> list[str]:
+    return [m.decode() for m in redis.zrangebyscore(keys.DEADLINES, "-inf", before, start=0, num=limit)]
+
+
+def drop_index(redis: Redis) -> None:
+    redis.delete(keys.DEADLINES)

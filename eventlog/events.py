@@ -1,0 +1,64 @@
+"""Events and the hash chain.
+
+``hash = sha256(prev_hash + canonical_json(event without hash))``; the first event's
+``prev_hash`` is sixty-four zeros.  Changing any byte of any event breaks every link
+from there on, which is what audit and verify look for.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from engines.canonical import canonical_json, sha256_hex
+
+GENESIS = "0" * 64
+
+Event = dict[str, Any]
+
+# Who appended an event, besides a player id.
+GM_ACTOR = "gm"
+ARBITER_ACTOR = "arbiter"   # the worker resolving a phase
+ANYONE_ACTOR = "anyone"     # an anonymous caller (creating a game, joining)
+
+
+def now_iso(moment: datetime | None = None) -> str:
+    moment = moment or datetime.now(timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def event_hash(prev_hash: str, body: Event) -> str:
+    return sha256_hex(prev_hash + canonical_json(body))
+
+
+def seal(seq: int, prev_hash: str, type_: str, actor: str, data: dict[str, Any], at: str | None = None) -> Event:
+    """A complete event with its place in the chain."""
+    body: Event = {
+        "seq": seq,
+        "type": type_,
+        "actor": actor,
+        "at": at or now_iso(),
+        "data": data,
+        "prev_hash": prev_hash,
+    }
+    return {**body, "hash": event_hash(prev_hash, body)}
+
+
+def chain_break(events: list[Event]) -> dict[str, Any] | None:
+    """The first event whose seq, link or hash is wrong, or None if the chain holds."""
+    prev = GENESIS
+    for index, event in enumerate(events, start=1):
+        if not isinstance(event, dict):
+            return {"seq": index, "problem": "event is not an object"}
+        if event.get("seq") != index:
+            return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}
+        if event.get("prev_hash") != prev:
+            return {"seq": index, "problem": "prev_hash does not match the previous event's hash"}
+        body = {k: v for k, v in event.items() if k != "hash"}
+        try:
+            expected = event_hash(prev, body)
+        except TypeError as exc:
+            return {"seq": index, "problem": f"event is not canonical JSON: {exc}"}
+        if event.get("hash") != expected:
+            return {"seq": index, "problem": "hash does not match the event's content"}
+        prev = event["hash"]
+    return None

@@ -1,0 +1,134 @@
+"""The event store: one Redis stream per game, appended only through one Lua script.
+
+The script checks the expected next ``seq`` and head hash, honours a client's
+Idempotency-Key, and writes credentials that belong with the event (a new token's
+digest, the secret seed) in the same atomic step.  Stream entry ids are ``<seq>-0``
+so one event, or every event after a ``seq``, is a single XRANGE.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Iterator
+
+import orjson
+from redis import Redis
+
+from engines.canonical import canonical_json
+from eventlog import keys
+from eventlog.events import GENESIS, Event
+
+IDEMPOTENCY_TTL = 48 * 3600  # the API promises at least 24 hours
+
+
+class Conflict(Exception):
+    """Another writer appended first: re-read, re-validate and try again."""
+
+    def __init__(self, seq: int, head: str) -> None:
+        super().__init__(f"log is at seq {seq}")
+        self.seq = seq
+        self.head = head
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """What a retried request with the same key is answered with."""
+
+    scope: str
+    key_digest: str
+    body_digest: str
+    status: int
+    response: dict[str, Any]
+
+    def encode(self) -> str:
+        return canonical_json(
+            {"body": self.body_digest, "status": self.status, "response": self.response}
+        )
+
+
+@dataclass(frozen=True)
+class Appended:
+    event: Event | None
+    replay: dict[str, Any] | None = None  # a stored idempotent answer instead of a new event
+
+
+class EventStore:
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        source = resources.files("eventlog").joinpath("append.lua").read_text()
+        self._append = redis.register_script(source)
+
+    # -- writing -------------------------------------------------------------------
+    def append(
+        self,
+        game_id: str,
+        event: Event,
+        *,
+        idempotency: IdempotencyRecord | None = None,
+        private: dict[str, str] | None = None,
+    ) -> Appended:
+        idem_key = (
+            keys.idempotency(game_id, idempotency.scope, idempotency.key_digest)
+            if idempotency
+            else keys.no_idempotency(game_id)
+        )
+        args: list[Any] = [
+            event["seq"],
+            event["prev_hash"],
+            canonical_json(event),
+            event["hash"],
+            idempotency.encode() if idempotency else "",
+            IDEMPOTENCY_TTL,
+        ]
+        for field, value in (private or {}).items():
+            args += [field, value]
+        reply = self._append(keys=[keys.events(game_id), idem_key, keys.private(game_id)], args=args)
+        status = _text(reply[0])
+        if status == "ok":
+            return Appended(event)
+        if status == "idem":
+            return Appended(None, orjson.loads(reply[1]))
+        raise Conflict(int(reply[1]), _text(reply[2]))
+
+    # -- reading -------------------------------------------------------------------
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
+        """Events with seq > ``after``, oldest first."""
+        start = f"{after + 1}-0"
+        if limit is None:
+            entries = self.redis.xrange(keys.events(game_id), min=start)
+        else:
+            entries = self.redis.xrange(keys.events(game_id), min=start, count=limit)
+        return [orjson.loads(fields[b"e"]) for _id, fields in entries]
+
+    def read_one(self, game_id: str, seq: int) -> Event | None:
+        entries = self.redis.xrange(keys.events(game_id), min=f"{seq}-0", max=f"{seq}-0")
+        return orjson.loads(entries[0][1][b"e"]) if entries else None
+
+    def head(self, game_id: str) -> tuple[int, str]:
+        """(seq, hash) of the last event, or (0, GENESIS) for an empty log."""
+        entries = self.redis.xrevrange(keys.events(game_id), count=1)
+        if not entries:
+            return 0, GENESIS
+        entry_id, fields = entries[0]
+        return int(entry_id.split(b"-")[0]), _text(fields[b"h"])
+
+    def exists(self, game_id: str) -> bool:
+        return bool(self.redis.exists(keys.events(game_id)))
+
+    def game_ids(self) -> Iterator[str]:
+        """Every game in the store, found from the streams themselves (the truth)."""
+        for key in self.redis.scan_iter(match=keys.EVENTS_PATTERN, count=500):
+            yield keys.game_id_of_events_key(_text(key))
+
+    # -- credentials ---------------------------------------------------------------
+    def private_field(self, game_id: str, field: str) -> str | None:
+        value = self.redis.hget(keys.private(game_id), field)
+        return None if value is None else _text(value)
+
+    def idempotent_answer(self, game_id: str, scope: str, key_digest: str) -> dict[str, Any] | None:
+        value = self.redis.get(keys.idempotency(game_id, scope, key_digest))
+        return None if value is None else orjson.loads(value)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

@@ -1,0 +1,183 @@
+"""The fold: a game's whole record from its log, one event at a time.
+
+The platform part (sign-up, phases, deadlines, pauses, ejections) lives here; the rules
+are delegated to the engine the game was created with, at that exact version.
+Nothing here draws randomness: setup and outcomes are read from the events.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from engines import registry
+from engines.canonical import roundtrip
+from engines.contract import Engine
+from eventlog.events import GENESIS, Event
+
+Record = dict[str, Any]
+
+
+class FoldError(Exception):
+    """The log cannot be folded: an unknown engine or an event out of place."""
+
+    def __init__(self, seq: int, message: str) -> None:
+        super().__init__(f"seq {seq}: {message}")
+        self.seq = seq
+        self.message = message
+
+
+def engine_for(record: Record) -> Engine:
+    engine = registry.get(record["type"], record["version"])
+    if engine is None:
+        raise FoldError(1, f"no engine {record['type']} version {record['version']}")
+    return engine
+
+
+def empty() -> Record:
+    return {"seq": 0, "head_hash": GENESIS}
+
+
+def players_for_engine(record: Record) -> list[dict[str, Any]]:
+    return [{"id": p["id"], "name": p["name"], "fields": p["fields"]} for p in record["players"]]
+
+
+def _created(record: Record, event: Event) -> None:
+    data = event["data"]
+    record.update(
+        game_id=data["game_id"],
+        type=data["type"],
+        version=data["version"],
+        name=data.get("name"),
+        options=data["options"],
+        deadlines=data["deadlines"],
+        resolve_early=data["resolve_early"],
+        seed_commitment=data["seed_commitment"],
+        created_at=event["at"],
+        status="signup",
+        players=[],
+        joined=0,
+        phase=None,
+        paused=None,
+        engine=None,
+        setup=None,
+        result=None,
+        seed=None,
+    )
+
+
+def _joined(record: Record, event: Event) -> None:
+    data = event["data"]
+    record["joined"] += 1
+    record["players"].append(
+        {"id": data["player_id"], "name": data["name"], "fields": data["fields"], "ejected": False}
+    )
+
+
+def _started(record: Record, event: Event) -> None:
+    data = event["data"]
+    engine = engine_for(record)
+    record["setup"] = data["setup"]
+    record["engine"] = engine.initial_state(record["options"], players_for_engine(record), data["setup"])
+    record["status"] = "running"
+    record["phase"] = _phase(data["phase"])
+
+
+def _action(record: Record, event: Event) -> None:
+    data = event["data"]
+    record["engine"] = engine_for(record).apply_action(record["engine"], event["actor"], data["action"])
+
+
+def _resolved(record: Record, event: Event) -> None:
+    data = event["data"]
+    record["engine"] = engine_for(record).apply_outcome(record["engine"], data["outcome"])
+    if data["next"] is None:
+        record["status"] = "finished"
+        record["phase"] = None
+        record["result"] = data["result"]
+        record["seed"] = data["seed"]
+    else:
+        record["phase"] = _phase(data["next"])
+
+
+def _extended(record: Record, event: Event) -> None:
+    record["phase"]["deadline"] = event["data"]["deadline"]
+
+
+def _resolve_now(record: Record, event: Event) -> None:
+    record["phase"]["forced"] = True
+
+
+def _paused(record: Record, event: Event) -> None:
+    record["status"] = "paused"
+    record["paused"] = {"remaining": event["data"]["remaining"]}
+
+
+def _resumed(record: Record, event: Event) -> None:
+    record["status"] = "running" if record["engine"] is not None else "signup"
+    record["paused"] = None
+    if record["phase"] is not None:
+        record["phase"]["deadline"] = event["data"]["deadline"]
+
+
+def _ejected(record: Record, event: Event) -> None:
+    player_id = event["data"]["player_id"]
+    for player in record["players"]:
+        if player["id"] == player_id:
+            player["ejected"] = True
+    if record["engine"] is not None:
+        record["engine"] = engine_for(record).eject(record["engine"], player_id)
+    else:
+        record["players"] = [p for p in record["players"] if p["id"] != player_id]
+
+
+def _phase(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"number": spec["number"], "name": spec["name"], "deadline": spec["deadline"], "forced": False}
+
+
+FOLDS: dict[str, Callable[[Record, Event], None]] = {
+    "game.created": _created,
+    "player.joined": _joined,
+    "game.started": _started,
+    "action.submitted": _action,
+    "phase.resolved": _resolved,
+    "gm.extend_deadline": _extended,
+    "gm.resolve_now": _resolve_now,
+    "gm.pause": _paused,
+    "gm.resume": _resumed,
+    "gm.eject": _ejected,
+}
+
+
+def apply(record: Record, event: Event) -> Record:
+    """The record after one more event.  The input is left untouched."""
+    if event["seq"] != record["seq"] + 1:
+        raise FoldError(event["seq"], f"expected seq {record['seq'] + 1}")
+    step = FOLDS.get(event["type"])
+    if step is None:
+        raise FoldError(event["seq"], f"unknown event type {event['type']!r}")
+    new = _copy(record)
+    try:
+        step(new, event)
+    except FoldError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FoldError(event["seq"], f"{event['type']} does not fit the game: {exc!r}") from exc
+    new["seq"] = event["seq"]
+    new["head_hash"] = event["hash"]
+    return roundtrip(new) if event["type"] in ("game.started", "phase.resolved") else new
+
+
+def _copy(record: Record) -> Record:
+    """Copy the platform's mutable parts; engine state is never mutated by engines."""
+    new = dict(record)
+    if "players" in new:
+        new["players"] = [dict(p) for p in new["players"]]
+    if new.get("phase") is not None:
+        new["phase"] = dict(new["phase"])
+    return new
+
+
+def fold(events: list[Event], record: Record | None = None) -> Record:
+    record = record or empty()
+    for event in events:
+        record = apply(record, event)
+    return record

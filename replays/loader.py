@@ -1,0 +1,59 @@
+"""Loading a game's record: process cache, then snapshot, then the log's tail.
+
+Reading a game costs one XRANGE for the events since the last fold, however long its
+log; a snapshot is written every ``SNAPSHOT_EVERY`` events so a cold process folds at
+most that many.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from threading import Lock
+
+from eventlog import snapshots
+from eventlog.store import EventStore
+from replays.fold import Record, fold
+
+SNAPSHOT_EVERY = 64
+
+
+class GameLoader:
+    def __init__(self, store: EventStore, cache_size: int = 512) -> None:
+        self.store = store
+        self._cache: OrderedDict[str, Record] = OrderedDict()
+        self._size = cache_size
+        self._lock = Lock()
+        self._snapped: dict[str, int] = {}  # seq of the last snapshot this process knows
+
+    def load(self, game_id: str) -> Record | None:
+        """The game's record as of its newest event, or None for an unknown game."""
+        with self._lock:
+            base = self._cache.get(game_id)
+        if base is None:
+            base = snapshots.get(self.store.redis, game_id)
+            self._snapped[game_id] = base["seq"] if base else 0
+        events = self.store.read(game_id, after=base["seq"] if base else 0)
+        if base is not None and events and events[0]["prev_hash"] != base["head_hash"]:
+            base = None  # a stale or foreign snapshot: fold from scratch
+            events = self.store.read(game_id)
+        if base is None and not events:
+            return None
+        record = fold(events, base)
+        if record["seq"] - self._snapped.get(game_id, 0) >= SNAPSHOT_EVERY:
+            snapshots.put(self.store.redis, game_id, record)
+            self._snapped[game_id] = record["seq"]
+        self._remember(game_id, record)
+        return record
+
+    def _remember(self, game_id: str, record: Record) -> None:
+        with self._lock:
+            self._cache[game_id] = record
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+
+    def forget(self, game_id: str | None = None) -> None:
+        with self._lock:
+            if game_id is None:
+                self._cache.clear()
+            else:
+                self._cache.pop(game_id, None)

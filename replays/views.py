@@ -1,0 +1,92 @@
+"""What each caller may see: the one place hidden information is filtered.
+
+Every path out (state, events, replay, export, errors) goes through here.  Sealed
+orders are shown only to their author and the GM; setup and outcome records are cut
+to their public part plus the viewer's private part; everything opens up once the
+game is finished.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from engines.contract import GM, PUBLIC, Viewer, redact_outcome
+from eventlog.events import Event
+from replays.fold import Record, engine_for
+
+
+def viewer_of(role: dict[str, Any] | None) -> Viewer:
+    if role is None:
+        return PUBLIC
+    return GM if role["role"] == "gm" else role["player_id"]
+
+
+def event_for(record: Record, event: Event, viewer: Viewer) -> Event:
+    """One event as ``viewer`` may see it, judged by the game as it stands now."""
+    if record.get("status") == "finished" or viewer == GM:
+        return event
+    kind = event["type"]
+    data = event["data"]
+    if kind == "action.submitted":
+        spec = engine_for(record).actions.get(data["action"]["type"])
+        if spec is not None and spec.sealed and event["actor"] != viewer:
+            hidden = {"phase": data["phase"], "action": {"type": data["action"]["type"]}, "sealed": True}
+            return {**event, "data": hidden}
+        return event
+    if kind == "game.started":
+        return {**event, "data": {**data, "setup": redact_outcome(data["setup"], viewer)}}
+    if kind == "phase.resolved":
+        return {**event, "data": {**data, "outcome": redact_outcome(data["outcome"], viewer)}}
+    return event
+
+
+def game_for(record: Record, viewer: Viewer, seed: str | None = None) -> dict[str, Any]:
+    """The body of ``GET /v1/games/{id}`` for ``viewer``."""
+    engine = engine_for(record)
+    state = record.get("engine")
+    phase_view = None
+    if record["phase"] is not None and state is not None:
+        phase = engine.phase(state)
+        if phase is not None:
+            phase_view = {
+                **phase.to_json(),
+                "number": record["phase"]["number"],
+                "deadline": record["phase"]["deadline"],
+            }
+            if record["status"] == "paused":
+                phase_view["deadline"] = None
+                phase_view["paused_remaining_seconds"] = record["paused"]["remaining"]
+    body: dict[str, Any] = {
+        "game_id": record["game_id"],
+        "name": record.get("name"),
+        "type": record["type"],
+        "version": record["version"],
+        "status": record["status"],
+        "seq": record["seq"],
+        "head_hash": record["head_hash"],
+        "seed_commitment": record["seed_commitment"],
+        "options": record["options"],
+        "deadlines": record["deadlines"],
+        "resolve_early": record["resolve_early"],
+        "created_at": record["created_at"],
+        "players": [
+            {"id": p["id"], "name": p["name"], "fields": p["fields"], "ejected": p["ejected"]}
+            for p in record["players"]
+        ],
+        "phase": phase_view,
+        "state": engine.view(state, viewer) if state is not None else None,
+        "you": _you(viewer),
+    }
+    if record["status"] == "finished":
+        body["result"] = record["result"]
+        body["seed"] = record["seed"]
+    elif viewer == GM and seed is not None:
+        body["seed"] = seed
+    return body
+
+
+def _you(viewer: Viewer) -> dict[str, Any]:
+    if viewer is PUBLIC:
+        return {"role": "public"}
+    if viewer == GM:
+        return {"role": "gm"}
+    return {"role": "player", "player_id": viewer}

@@ -1,0 +1,202 @@
+"""The /v1 routes: each reads the caller, delegates, and filters what goes back out."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, request
+
+from engines import registry
+from replays import audit as audits
+from replays.fold import Record, apply, empty
+from replays.views import event_for, game_for, viewer_of
+from service import commands
+from service.auth import Caller, caller_for
+from service.context import Context
+from service.errors import ApiError, forbidden, not_found
+from service.http import client_address, int_arg, json_body, reply
+
+v1 = Blueprint("v1", __name__, url_prefix="/v1")
+
+VERIFY_LIMIT = 32 * 1024 * 1024
+
+
+def ctx() -> Context:
+    return current_app.config["ARBITER_CONTEXT"]
+
+
+def _caller(game_id: str) -> Caller:
+    return caller_for(ctx().store, game_id, request.headers.get("Authorization"), client_address())
+
+
+def _record(game_id: str) -> Record:
+    record = ctx().loader.load(game_id) if _plausible(game_id) else None
+    if record is None:
+        raise not_found(f"No game {game_id!r}.")
+    return record
+
+
+def _plausible(game_id: str) -> bool:
+    return 1 <= len(game_id) <= 64 and all(c.isalnum() or c in "-_" for c in game_id)
+
+
+def _may_see_everything(record: Record, caller: Caller) -> None:
+    if record["status"] != "finished" and not caller.is_gm:
+        raise forbidden("The full log is open to the GM, and to everyone once the game is finished.")
+
+
+def _seed_for(record: Record, caller: Caller) -> str | None:
+    if record["status"] == "finished":
+        return record["seed"]
+    return ctx().store.private_field(record["game_id"], "seed") if caller.is_gm else None
+
+
+@v1.get("/health")
+def health() -> Any:
+    try:
+        info = ctx().redis.info("server")
+        store = {"ok": True, "redis_version": info.get("redis_version")}
+    except Exception:
+        raise ApiError(503, "store_unavailable", "The event store is not reachable.")
+    return reply({"status": "ok", "store": store})
+
+
+@v1.get("/game-types")
+def game_types() -> Any:
+    from service.openapi import options_json_schema
+
+    types = []
+    for name in registry.names():
+        engine = registry.latest(name)
+        types.append({**engine.describe(), "versions": registry.versions(name),
+                      "options_schema": options_json_schema(engine)})
+    return reply({"game_types": types})
+
+
+@v1.post("/games")
+def create_game() -> Any:
+    admin = current_app.config["ARBITER_SETTINGS"].admin_token
+    if admin is not None:
+        import hmac
+
+        given = request.headers.get("Authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {admin}".encode()):
+            raise ApiError(401, "unauthorized", "This server only lets its admin create games.")
+    return reply(commands.create_game(ctx(), json_body()), 201)
+
+
+@v1.post("/games/<game_id>/players")
+def join(game_id: str) -> Any:
+    _record(game_id)
+    return reply(commands.join(ctx(), game_id, _caller(game_id), json_body()), 201)
+
+
+@v1.post("/games/<game_id>/start")
+def start(game_id: str) -> Any:
+    _record(game_id)
+    json_body(allow_empty=True)
+    status, body = commands.start(ctx(), game_id, _caller(game_id), request.headers.get("Idempotency-Key"))
+    return reply(body, status)
+
+
+@v1.post("/games/<game_id>/actions")
+def act(game_id: str) -> Any:
+    _record(game_id)
+    caller = _caller(game_id)
+    body = json_body()
+    status, answer = commands.act(ctx(), game_id, caller, body, request.headers.get("Idempotency-Key"))
+    return reply(answer, status)
+
+
+@v1.get("/games/<game_id>")
+def game(game_id: str) -> Any:
+    record = _record(game_id)
+    caller = _caller(game_id)
+    return reply(game_for(record, viewer_of(caller.as_role()), _seed_for(record, caller)))
+
+
+@v1.get("/games/<game_id>/events")
+def events(game_id: str) -> Any:
+    record = _record(game_id)
+    caller = _caller(game_id)
+    after = int_arg("after", 0, 0, 2**53)
+    limit = int_arg("limit", 100, 1, 1000)
+    page = ctx().store.read(game_id, after=after, limit=limit)
+    viewer = viewer_of(caller.as_role())
+    shown = [event_for(record, e, viewer) for e in page]
+    next_after = page[-1]["seq"] if page and page[-1]["seq"] < record["seq"] else None
+    return reply({"game_id": game_id, "events": shown, "next_after": next_after})
+
+
+@v1.get("/games/<game_id>/replay")
+def replay(game_id: str) -> Any:
+    record = _record(game_id)
+    caller = _caller(game_id)
+    viewer = viewer_of(caller.as_role())
+    at = int_arg("at", None, 1, record["seq"])
+    after = int_arg("after", 0, 0, record["seq"])
+    limit = int_arg("limit", 100, 1, 500)
+    upto = at if at is not None else min(record["seq"], after + limit)
+    state = empty()
+    frames = []
+    for event in ctx().store.read(game_id, after=0, limit=upto):
+        state = apply(state, event)
+        if (at is None and event["seq"] > after) or event["seq"] == at:
+            frames.append({"seq": event["seq"], "event": event_for(record, event, viewer),
+                           "view": game_for(state, viewer) if state.get("game_id") else None})
+    if at is not None:
+        return reply({"game_id": game_id, **frames[0]})
+    next_after = upto if upto < record["seq"] else None
+    return reply({"game_id": game_id, "frames": frames, "next_after": next_after})
+
+
+@v1.get("/games/<game_id>/audit")
+def audit(game_id: str) -> Any:
+    record = _record(game_id)
+    caller = _caller(game_id)
+    _may_see_everything(record, caller)
+    return reply(audits.audit(ctx().store.read(game_id), _seed_for(record, caller)))
+
+
+@v1.get("/games/<game_id>/export")
+def export(game_id: str) -> Any:
+    record = _record(game_id)
+    caller = _caller(game_id)
+    _may_see_everything(record, caller)
+    events = ctx().store.read(game_id)
+    document = audits.export(record, events[: record["seq"]])
+    return reply(document, headers={"Content-Disposition": f'attachment; filename="{game_id}.json"'})
+
+
+@v1.get("/games/<game_id>/report")
+def report(game_id: str) -> Any:
+    from engines.contract import RuleError
+    from replays.fold import engine_for
+
+    record = _record(game_id)
+    caller = _caller(game_id)
+    engine = engine_for(record)
+    if not hasattr(engine, "report"):
+        raise not_found(f"{engine.meta.title} has no turn report.")
+    if record["engine"] is None:
+        raise ApiError(409, "not_started", "The game has not started yet.")
+    fmt = request.args.get("format", "json")
+    if fmt not in ("json", "text", "markdown", "bbcode"):
+        raise ApiError(422, "invalid", "'format' must be json, text, markdown or bbcode.",
+                       {"format": ["Must be one of json, text, markdown, bbcode."]})
+    number = int_arg("round", None, 1, 10_000)
+    try:
+        body = engine.report(record["engine"], number, fmt, viewer_of(caller.as_role()))
+    except RuleError as exc:
+        raise ApiError(exc.status if exc.status != 422 else 404, "no_such_round", exc.message, exc.details) from exc
+    if isinstance(body, str):
+        return reply({"game_id": game_id, "round": number, "format": fmt, "text": body})
+    return reply({"game_id": game_id, "round": number, "format": fmt, "report": body})
+
+
+@v1.post("/replays/verify")
+def verify() -> Any:
+    document = json_body(limit=VERIFY_LIMIT)
+    try:
+        return reply(audits.verify(document))
+    except ValueError as exc:
+        raise ApiError(422, "not_an_export", str(exc), {"format": [str(exc)]}) from exc

@@ -1,0 +1,57 @@
+"""The Flask application factory; ``service.wsgi:app`` is what gunicorn serves."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask
+from werkzeug.exceptions import HTTPException
+
+from service.api import VERIFY_LIMIT, v1
+from service.config import Settings
+from service.context import Context, use
+from service.errors import ApiError
+from service.http import reply
+
+log = logging.getLogger("arbiter.api")
+
+STATUS_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large",
+                415: "unsupported_media_type", 429: "too_many_requests"}
+
+
+def create_app(context: Context | None = None) -> Flask:
+    context = context or Context(Settings.from_env())
+    use(context)
+    app = Flask("arbiter")
+    app.config.update(
+        ARBITER_CONTEXT=context,
+        ARBITER_SETTINGS=context.settings,
+        ARBITER_MAX_BODY=context.settings.max_body_bytes,
+        MAX_CONTENT_LENGTH=VERIFY_LIMIT,
+    )
+    app.register_blueprint(v1)
+
+    from service.openapi import register_openapi
+
+    register_openapi(app)
+
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError) -> Any:
+        return reply(exc.body(), exc.status)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        status = exc.code or 500
+        message = exc.description or exc.name
+        if status == 404:
+            message = "No such endpoint; see /v1/openapi.json."
+        return reply({"error": {"code": STATUS_CODES.get(status, "http_error"), "message": message, "details": {}}},
+                     status)
+
+    @app.errorhandler(Exception)
+    def internal(exc: Exception) -> Any:
+        log.exception("unhandled error")
+        return reply({"error": {"code": "internal", "message": "Something went wrong on our side.", "details": {}}},
+                     500)
+
+    return app

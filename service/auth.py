@@ -1,0 +1,110 @@
+"""Bearer tokens: 256 random bits, shown once, kept only as SHA-256 digests.
+
+A token grants one role in one game and is looked up in that game's private hash by
+its digest; the stored digest is then compared in constant time.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from eventlog import keys
+from eventlog.store import EventStore
+from service.errors import ApiError, unauthorized
+
+BAD_TOKEN_LIMIT = 20     # failed attempts per game per window before 429
+BAD_TOKEN_WINDOW = 60    # seconds
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the public (no token), a player of this game, or its GM."""
+
+    role: str  # "public" | "player" | "gm"
+    player_id: str | None = None
+    token_digest: str | None = None
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == "gm"
+
+    def as_role(self) -> dict[str, Any] | None:
+        if self.role == "public":
+            return None
+        return {"role": self.role, "player_id": self.player_id}
+
+    @property
+    def scope(self) -> str:
+        """Idempotency keys are scoped per token."""
+        return self.token_digest[:32] if self.token_digest else "public"
+
+
+PUBLIC_CALLER = Caller("public")
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh token and its digest."""
+    token = secrets.token_urlsafe(32)
+    return token, digest(token)
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def token_field(token_digest: str) -> str:
+    return f"token:{token_digest}"
+
+
+def role_value(role: str, token_digest: str, player_id: str | None = None) -> str:
+    return orjson.dumps({"role": role, "player_id": player_id, "digest": token_digest}).decode()
+
+
+def bearer(header: str | None) -> str | None:
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise unauthorized("The Authorization header must be 'Bearer <token>'.")
+    return token.strip()
+
+
+def caller_for(store: EventStore, game_id: str, header: str | None, client: str = "-") -> Caller:
+    """Resolve the Authorization header for this game; no header means the public.
+
+    Failed attempts are counted per game and client address, so guessing is slowed
+    without letting one client lock the players out.
+    """
+    token = bearer(header)
+    if token is None:
+        return PUBLIC_CALLER
+    counter = f"{keys.bad_tokens(game_id)}:{client}"
+    _throttle(store, counter)
+    wanted = digest(token)
+    raw = store.private_field(game_id, token_field(wanted))
+    if raw is None:
+        _count_bad(store, counter)
+        raise unauthorized("This token is not valid for this game.")
+    role = orjson.loads(raw)
+    if not hmac.compare_digest(role["digest"], wanted):
+        _count_bad(store, counter)
+        raise unauthorized("This token is not valid for this game.")
+    return Caller(role["role"], role.get("player_id"), wanted)
+
+
+def _throttle(store: EventStore, key: str) -> None:
+    count = store.redis.get(key)
+    if count is not None and int(count) >= BAD_TOKEN_LIMIT:
+        raise ApiError(429, "too_many_bad_tokens", "Too many invalid tokens for this game; try again in a minute.")
+
+
+def _count_bad(store: EventStore, key: str) -> None:
+    pipe = store.redis.pipeline()
+    pipe.incr(key)
+    pipe.expire(key, BAD_TOKEN_WINDOW, nx=True)
+    pipe.execute()

@@ -1,0 +1,136 @@
+"""Request and response schemas: they validate requests and generate /v1/openapi.json."""
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+MAX_SECONDS = 366 * 86400
+Reason = fields.String(required=True, validate=validate.Length(min=1, max=500),
+                       metadata={"description": "Why: shown in the public log."})
+
+
+class CreateGameSchema(Schema):
+    type = fields.String(required=True, metadata={"description": "A game type name from /v1/game-types."})
+    name = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=100))
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    seed = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=256),
+                         metadata={"description": "Fix the seed (secret until the game ends)."})
+    deadlines = fields.Dict(keys=fields.String(), values=fields.Integer(strict=True, validate=validate.Range(1, MAX_SECONDS)),
+                            load_default=dict, metadata={"description": "Seconds per phase name."})
+    resolve_early = fields.Boolean(load_default=True)
+
+
+class JoinNameSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=60))
+
+
+class ExtendDeadlineSchema(Schema):
+    seconds = fields.Integer(strict=True, validate=validate.Range(1, MAX_SECONDS), load_default=None)
+    deadline = fields.AwareDateTime(load_default=None, metadata={"description": "New deadline, ISO 8601 UTC."})
+    reason = Reason
+
+    @validates_schema
+    def one_of(self, data: dict, **_: object) -> None:
+        if (data.get("seconds") is None) == (data.get("deadline") is None):
+            raise ValidationError("Give exactly one of 'seconds' (added to the deadline) or 'deadline'.",
+                                  field_name="seconds")
+
+
+class ReasonSchema(Schema):
+    reason = Reason
+
+
+class EjectSchema(Schema):
+    player_id = fields.String(required=True)
+    reason = Reason
+
+
+GM_ACTIONS: dict[str, type[Schema]] = {
+    "gm.extend_deadline": ExtendDeadlineSchema,
+    "gm.resolve_now": ReasonSchema,
+    "gm.pause": ReasonSchema,
+    "gm.resume": ReasonSchema,
+    "gm.eject": EjectSchema,
+}
+
+
+class ErrorBodySchema(Schema):
+    code = fields.String(required=True)
+    message = fields.String(required=True)
+    details = fields.Dict(required=True)
+
+
+class ErrorSchema(Schema):
+    error = fields.Nested(ErrorBodySchema, required=True)
+
+
+class CreatedGameSchema(Schema):
+    game_id = fields.String(required=True)
+    gm_token = fields.String(required=True)
+    seed_commitment = fields.String(required=True)
+    type = fields.String(required=True)
+    version = fields.String(required=True)
+    status = fields.String(required=True)
+    deadlines = fields.Dict(required=True)
+
+
+class JoinedSchema(Schema):
+    game_id = fields.String(required=True)
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True)
+
+
+class ReceiptSchema(Schema):
+    game_id = fields.String(required=True)
+    seq = fields.Integer(required=True)
+    hash = fields.String(required=True)
+    prev_hash = fields.String(required=True)
+    at = fields.String(required=True)
+
+
+class AcceptedSchema(Schema):
+    seq = fields.Integer(required=True)
+    hash = fields.String(required=True)
+    receipt = fields.Nested(ReceiptSchema, required=True)
+
+
+class EventSchema(Schema):
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    actor = fields.String(required=True)
+    at = fields.String(required=True)
+    data = fields.Dict(required=True)
+    prev_hash = fields.String(required=True)
+    hash = fields.String(required=True)
+
+
+class EventsPageSchema(Schema):
+    game_id = fields.String(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    next_after = fields.Integer(required=True, allow_none=True)
+
+
+class AuditSchema(Schema):
+    ok = fields.Boolean(required=True)
+    game_id = fields.String(allow_none=True)
+    events = fields.Integer(required=True)
+    hash_chain = fields.Dict(required=True)
+    outcomes = fields.Dict(required=True)
+    divergences = fields.List(fields.Dict(), required=True)
+    final = fields.Dict(allow_none=True)
+
+
+class GameSchema(Schema):
+    game_id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["signup", "running", "paused", "finished"]))
+    seq = fields.Integer(required=True)
+    head_hash = fields.String(required=True)
+    phase = fields.Dict(allow_none=True, required=True)
+    state = fields.Raw(allow_none=True, required=True)
+    result = fields.Raw(allow_none=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+    store = fields.Dict(required=True)

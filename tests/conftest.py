@@ -1,0 +1,34 @@
+"""Shared fixtures: a real redis-server per test session, on a free port in a temp dir."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from redis import Redis
+
+from service import embedded_redis
+from service.config import Settings
+from service.context import Context, use
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[embedded_redis.EmbeddedRedis]:
+    server = embedded_redis.start(Path(tmp_path_factory.mktemp("redis")), aof=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture()
+def settings(redis_server: embedded_redis.EmbeddedRedis) -> Settings:
+    Redis.from_url(redis_server.url).flushall()
+    return Settings(redis_url=redis_server.url, queue_url=redis_server.url, queue_name="arbiter-test",
+                    admin_token=None, max_body_bytes=64 * 1024)
+
+
+@pytest.fixture()
+def ctx(settings: Settings) -> Iterator[Context]:
+    context = Context(settings)
+    use(context)
+    yield context
+    use(None)

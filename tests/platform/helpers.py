@@ -1,0 +1,42 @@
+"""Small helpers for API tests: a client wrapper and a worker that runs queued jobs."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask.testing import FlaskClient
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
+
+from service.context import Context
+
+
+@dataclass
+class Api:
+    client: FlaskClient
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
+             headers: dict[str, str] | None = None, raw: bytes | None = None) -> tuple[int, Any]:
+        all_headers = dict(headers or {})
+        if token:
+            all_headers["Authorization"] = f"Bearer {token}"
+        kwargs: dict[str, Any] = {"headers": all_headers}
+        if raw is not None:
+            kwargs["data"] = raw
+            kwargs["content_type"] = "application/json"
+        elif body is not None:
+            kwargs["json"] = body
+        response = self.client.open(f"/v1{path}", method=method, **kwargs)
+        return response.status_code, response.get_json(silent=True)
+
+    def get(self, path: str, token: str | None = None) -> tuple[int, Any]:
+        return self.call("GET", path, token=token)
+
+    def post(self, path: str, body: Any = None, token: str | None = None, **kw: Any) -> tuple[int, Any]:
+        return self.call("POST", path, body, token=token, **kw)
+
+
+def run_queued_jobs(ctx: Context) -> None:
+    """Run every job queued now (not the scheduled ones) with a real RQ worker, in burst mode."""
+    worker = SimpleWorker([ctx.queue], connection=ctx.queue_redis, serializer=JSONSerializer)
+    worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
