@@ -1,0 +1,165 @@
+"""The turn: the roll when it opens, the order, validation, defaults and turn order."""
+from __future__ import annotations
+
+import pytest
+
+from engines.contract import RuleError
+from engines.driver import player_list, run_phase, start, submit
+from engines.sxyzm_cyclone import ENGINE
+from engines.sxyzm_cyclone.rules import RULE_ALL_ACTIONS, RULE_STACK_TOP
+
+from tests.engines.sxyzm_cyclone.scenario import SEED, board, game, play, turn
+
+
+def _order(*moves: tuple[str, str]) -> dict:
+    return {"type": "turn", "moves": [{"cube": c, "toward": t} for c, t in moves]}
+
+
+def test_rule_one_die_roll_recorded_when_each_turn_opens() -> None:
+    played = start(ENGINE, {"first_colour": "blue"}, player_list(2), "dice")
+    state = played.final
+    assert state["roll"] == played.setup["public"]["roll"]
+    outcome, after = run_phase(ENGINE, state, "dice", 1)
+    nxt = outcome["public"]["next"]
+    assert nxt["colour"] == "yellow" and 1 <= nxt["roll"] <= 6 and after["roll"] == nxt["roll"]
+    assert ENGINE.view(after, None)["current"]["roll"] == nxt["roll"]
+
+
+def test_rule_rolls_are_fair_six_sided_dice() -> None:
+    rolls = set()
+    state = game(2, rolls=[])
+    for number in range(1, 60):
+        outcome, state = run_phase(ENGINE, state, SEED, number)
+        rolls.add(outcome["public"]["next"]["roll"])
+    assert rolls == {1, 2, 3, 4, 5, 6}
+
+
+def test_option_fixed_rolls_are_used_first() -> None:
+    state = game(2, rolls=[3, 5])
+    assert state["roll"] == 3
+    outcome, state = run_phase(ENGINE, state, SEED, 1)
+    assert outcome["public"]["next"]["roll"] == 5
+
+
+def test_ruling_turns_pass_blue_yellow_green_red_skipping_absent_colours() -> None:
+    state = game(4, first_colour="green")
+    seen = []
+    for number in range(1, 6):
+        seen.append(state["current"])
+        _, state = run_phase(ENGINE, state, SEED, number)
+    assert seen == ["green", "red", "blue", "yellow", "green"]
+
+
+def test_phase_is_the_current_players_turn() -> None:
+    phase = ENGINE.phase(game(3))
+    assert phase is not None
+    assert (phase.name, phase.actors, phase.awaiting, phase.sealed, phase.round) == ("turn", ("p1",), ("p1",), False, 1)
+    assert ENGINE.default_deadlines["turn"] == 86400
+
+
+def test_rule_one_player_acts_at_a_time_others_get_409() -> None:
+    with pytest.raises(RuleError) as caught:
+        submit(ENGINE, game(2), "p2", _order(("yellow-5", "blue")))
+    assert caught.value.status == 409 and "blue" in caught.value.message
+
+
+def test_submitted_turn_empties_awaiting_and_may_be_replaced() -> None:
+    state = submit(ENGINE, game(2), "p1", _order(("blue-5", "yellow")))
+    assert ENGINE.phase(state).awaiting == ()
+    state = submit(ENGINE, state, "p1", _order(("blue-4", "yellow")))
+    _, state = run_phase(ENGINE, state, SEED, 1)
+    assert state["spaces"]["blue:5"] == ["blue-5", "blue-4"]
+
+
+def test_each_move_is_checked_against_the_position_after_the_moves_before_it() -> None:
+    state = board(game(2, rolls=[2]), {"centre": ["blue-1", "blue-2"]})
+    with pytest.raises(RuleError):
+        submit(ENGINE, state, "p1", _order(("blue-1", "yellow")))
+    state = play(state, "p1", ("blue-2", "yellow"), ("blue-1", "yellow"))
+    assert state["spaces"]["yellow:7"] == ["blue-2", "blue-1"]
+
+
+def test_a_rejected_order_names_the_move_the_cube_and_the_rule() -> None:
+    state = board(game(2, rolls=[3]), {"centre": ["blue-1", "blue-2"]})
+    with pytest.raises(RuleError) as caught:
+        submit(ENGINE, state, "p1", _order(("blue-3", "yellow"), ("blue-1", "yellow")))
+    error = caught.value
+    assert error.status == 422 and error.rule == RULE_STACK_TOP
+    assert error.message.startswith("move 2 (blue-1 toward yellow)")
+    assert error.details == {"move": 2, "cube": "blue-1", "toward": "yellow"}
+
+
+def test_schema_rejects_unknown_cubes_and_fields() -> None:
+    from marshmallow import ValidationError
+    for bad in ({"moves": [{"cube": "blue-6", "toward": "yellow"}]},
+                {"moves": [{"cube": "blue-1", "toward": "yellow", "steps": 2}]}, {}):
+        with pytest.raises(ValidationError):
+            submit(ENGINE, game(2), "p1", {"type": "turn", **bad})
+
+
+def test_ruling_actions_may_be_left_unused_by_default() -> None:
+    outcome, state = turn(game(2, rolls=[4]), "p1", ("blue-5", "yellow"))
+    assert len(outcome["public"]["moves"]) == 1 and state["current"] == "yellow"
+
+
+def test_option_every_action_must_be_used_while_a_cube_can_move() -> None:
+    state = game(2, rolls=[2], allow_unused_actions=False)
+    with pytest.raises(RuleError) as caught:
+        submit(ENGINE, state, "p1", _order(("blue-5", "yellow")))
+    assert caught.value.rule == RULE_ALL_ACTIONS
+    stuck = board(game(3, rolls=[3], allow_unused_actions=False),
+                  {"yellow:1": ["blue-1"], "centre": ["blue-3", "blue-4", "blue-5", "green-1"]},
+                  bases={"green": ["blue-2"]})
+    submit(ENGINE, stuck, "p1", _order(("blue-1", "yellow")))  # blue-1 finishes: no cube left to move
+
+
+def test_ruling_missed_deadline_passes_by_default() -> None:
+    outcome, state = run_phase(ENGINE, game(2), SEED, 1)
+    assert outcome["public"]["source"] == "missed: pass" and outcome["public"]["moves"] == []
+    assert state["spaces"] == game(2)["spaces"] and state["current"] == "yellow"
+
+
+def test_option_missed_deadline_plays_random_legal_moves_recorded_in_the_outcome() -> None:
+    state = game(3, rolls=[4], missed_turn="random")
+    outcome, after = run_phase(ENGINE, state, SEED, 1)
+    assert outcome["public"]["source"] == "missed: random" and len(outcome["public"]["moves"]) == 4
+    again = ENGINE.apply_outcome(state, outcome)
+    assert again == after
+    assert after["spaces"] != state["spaces"]
+
+
+def test_ruling_ejected_players_turns_are_skipped() -> None:
+    state = ENGINE.eject(game(3), "p2")
+    _, state = run_phase(ENGINE, state, SEED, 1)
+    assert state["current"] == "green"
+    ejected_turn = ENGINE.eject(game(3), "p1")
+    phase = ENGINE.phase(ejected_turn)
+    assert phase.actors == () and phase.awaiting == ()
+    outcome, state = run_phase(ENGINE, ejected_turn, SEED, 1)
+    assert outcome["public"]["source"] == "ejected" and state["current"] == "yellow"
+
+
+def test_ruling_last_player_left_after_ejections_wins() -> None:
+    state = ENGINE.eject(ENGINE.eject(game(3), "p1"), "p3")
+    assert ENGINE.phase(state) is None
+    assert ENGINE.result(state)["winners"] == ["p2"] and ENGINE.result(state)["ended"] == "ejections"
+
+
+def test_view_shows_legal_moves_only_to_the_current_player() -> None:
+    state = game(2)
+    mine = ENGINE.view(state, "p1")["legal_moves"]
+    assert mine["roll"] == 6
+    assert {"cube": "blue-5", "toward": "yellow", "from": "blue:5", "to": "blue:6"} in mine["moves"]
+    assert "legal_moves" not in ENGINE.view(state, "p2")
+    assert "legal_moves" not in ENGINE.view(state, None)
+
+
+def test_view_shows_every_cube_stacks_bottom_to_top_and_bases() -> None:
+    state = board(game(2), {"centre": ["yellow-1", "blue-1"]}, bases={"yellow": ["blue-2"]})
+    view = ENGINE.view(state, None)
+    assert view["centre"] == ["yellow-1", "blue-1"]
+    assert view["cubes"]["yellow-1"] == {"at": "centre", "level": 0, "finished": False, "movable": False}
+    assert view["cubes"]["blue-1"]["movable"] is True
+    assert view["bases"]["yellow"] == {"home": ["yellow-2", "yellow-3", "yellow-4", "yellow-5"], "finished": ["blue-2"]}
+    assert "centre [yellow-1,blue-1]  (stacks are listed bottom to top)" in view["diagram"]
+    assert len(view["cubes"]) == 10
