@@ -235,27 +235,27 @@ class ExtremeWays(Engine):
             raise not_now("game over", "The game is over.")
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
-        new = copy.deepcopy(state)
+        """A new state sharing the untouched parts (orders are frequent; states are never mutated)."""
+        new = dict(state)
         kind = action["type"]
-        if kind == "bid":
-            new["bids"][actor] = action["amount"]
-        elif kind == "pass":
-            new["bids"][actor] = None
+        if kind in ("bid", "pass"):
+            new["bids"] = {**state["bids"], actor: action["amount"] if kind == "bid" else None}
         elif kind == "buy_gold":
-            gold = action["garnets"] * new["options"]["garnet_rate"]
-            new["garnets"][actor] -= action["garnets"]
-            new["gold"][actor] += gold
-            new["purchases"][actor].append({"round": new["round"], "garnets": action["garnets"], "gold": gold})
+            gold = action["garnets"] * state["options"]["garnet_rate"]
+            new["garnets"] = {**state["garnets"], actor: state["garnets"][actor] - action["garnets"]}
+            new["gold"] = {**state["gold"], actor: state["gold"][actor] + gold}
+            bought = {"round": state["round"], "garnets": action["garnets"], "gold": gold}
+            new["purchases"] = {**state["purchases"], actor: [*state["purchases"][actor], bought]}
         elif kind == "move":
             options = list(action["options"])
             use = action["rebound"]
             if use is not None:
                 options[use["round"] - 1] = None  # the rebound replaces that round's move
-            new["moves"][actor] = {"options": options, "rebound": copy.deepcopy(use)}
+            new["moves"] = {**state["moves"], actor: {"options": options, "rebound": copy.deepcopy(use)}}
         elif kind == "ec_vote":
-            new["votes"][actor] = action["player_id"]
+            new["votes"] = {**state["votes"], actor: action["player_id"]}
         elif kind == "gm.set_garnets":
-            new["garnets"][action["player_id"]] = action["garnets"]
+            new["garnets"] = {**state["garnets"], action["player_id"]: action["garnets"]}
         return new
 
     # -- resolution --------------------------------------------------------------

@@ -7,11 +7,16 @@ sees everything; once the game is over, so does everyone.
 """
 from __future__ import annotations
 
-import copy
+import json
 from typing import Any, Callable
 
 from engines.contract import GM, JSON, Phase, State, Viewer
 from engines.extreme_ways import rules
+
+
+def _detached(data: JSON) -> JSON:
+    """A copy sharing nothing with the state, so a caller can never alter the game."""
+    return json.loads(json.dumps(data))
 
 
 def _public_rules(options: JSON) -> JSON:
@@ -32,7 +37,7 @@ def _public_elimination(state: State, over: bool) -> JSON:
     elim = state["elimination"]
     if elim is None:
         return None
-    return {k: copy.deepcopy(v) for k, v in elim.items() if over or k != "votes"}
+    return {k: v for k, v in elim.items() if over or k != "votes"}
 
 
 def _own_bid(state: State, player: str) -> JSON:
@@ -51,17 +56,17 @@ def _you(state: State, player: str, hint: Callable[[State, str], JSON]) -> JSON:
         "ejected": player in state["ejected"],
         "gold": state["gold"][player],
         "garnets": state["garnets"][player],
-        "purchases": copy.deepcopy(state["purchases"][player]),
+        "purchases": state["purchases"][player],
         "bid": _own_bid(state, player),
         "bids": [
             {"round": a["public"]["round"], "bid": a["secret"]["bids"].get(player),
              "paid": a["secret"]["paid"].get(player, 0)}
             for a in state["auctions"]
         ],
-        "packets": copy.deepcopy(state["packets_won"][player]),
-        "move": copy.deepcopy(state["moves"].get(player)),
-        "options_played": copy.deepcopy(played.get("choices", {}).get(player)),
-        "randomised": copy.deepcopy(played.get("randomised", {}).get(player)),
+        "packets": state["packets_won"][player],
+        "move": state["moves"].get(player),
+        "options_played": played.get("choices", {}).get(player),
+        "randomised": played.get("randomised", {}).get(player),
         "vote": state["votes"].get(player),
         "legal_actions": hint(state, player),
     }
@@ -74,16 +79,16 @@ def _everything(state: State) -> JSON:
             {"round": s["round"], "true": {x: r["options"][x][s["true"][x]] for x in rules.OPTIONS}}
             for r, s in zip(state["rounds"], state["secret_rounds"])
         ],
-        "packets": [{"round": s["round"], "packets": copy.deepcopy(s["packets"])} for s in state["secret_rounds"]],
+        "packets": [{"round": s["round"], "packets": s["packets"]} for s in state["secret_rounds"]],
         "bids": dict(state["bids"]),
-        "auctions": [copy.deepcopy(a["secret"]) for a in state["auctions"]],
+        "auctions": [a["secret"] for a in state["auctions"]],
         "gold": dict(state["gold"]),
         "garnets": dict(state["garnets"]),
         "garnets_signed_up": dict(state["garnets_signed_up"]),
-        "purchases": copy.deepcopy(state["purchases"]),
-        "packets_won": copy.deepcopy(state["packets_won"]),
-        "moves": copy.deepcopy(state["moves"]),
-        "played": copy.deepcopy(state["played"]),
+        "purchases": state["purchases"],
+        "packets_won": state["packets_won"],
+        "moves": state["moves"],
+        "played": state["played"],
         "votes": dict(state["votes"]),
     }
 
@@ -99,16 +104,16 @@ def view(state: State, viewer: Viewer, hint: Callable[[State, str], JSON]) -> JS
             {"id": p, "name": state["names"][p], "ejected": p in state["ejected"]} for p in state["players"]
         ],
         "rules": _public_rules(state["options"]),
-        "moves_on_offer": copy.deepcopy(state["rounds"]),
-        "auctions": [copy.deepcopy(a["public"]) for a in state["auctions"]],
-        "results": copy.deepcopy(state["results"]),
+        "moves_on_offer": state["rounds"],
+        "auctions": [a["public"] for a in state["auctions"]],
+        "results": state["results"],
         "elimination": _public_elimination(state, over),
     }
     if viewer is not None and viewer in state["players"]:
         out["you"] = _you(state, viewer, hint)
     if viewer == GM or over:
         out["hidden"] = _everything(state)
-    return out
+    return _detached(out)
 
 
 def legal_actions(state: State, player: str, phase: Phase | None) -> JSON:
@@ -151,11 +156,11 @@ def result(state: State) -> JSON:
     ]
     standings.sort(key=lambda s: (-s["distance"], s["player_id"]))
     elim = state["elimination"] or {}
-    return {
-        "tokens_of_life": copy.deepcopy(res.get("tokens_of_life", {})),
+    return _detached({
+        "tokens_of_life": res.get("tokens_of_life", {}),
         "winners": sorted({w for w in res.get("tokens_of_life", {}).values() if w is not None}),
         "elimination_candidate": elim.get("ec"),
         "elimination_decided_by": elim.get("decided_by"),
         "standings": standings,
         "ejected": list(state["ejected"]),
-    }
+    })
