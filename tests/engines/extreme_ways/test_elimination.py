@@ -1,0 +1,126 @@
+"""Results: Tokens of Life, garnets and the Elimination Candidate procedure."""
+from __future__ import annotations
+
+import pytest
+
+from engines.contract import RuleError
+from engines.extreme_ways import ENGINE
+
+from tests.engines.extreme_ways.helpers import act, axis_round, move_all, new_game, pass_all_bidding, resolve
+
+# Two axis rounds: AA (10,0) BB (-6,0) CC (0,4) DD (0,-2) AD (5,-1) BC (-3,2) CD (0,1).
+EXTREMES = {"p1": ["A", "A"], "p2": ["B", "B"], "p3": ["C", "C"], "p4": ["D", "D"]}
+
+
+def _game(players: int, options: dict | None = None, fields: list | None = None) -> dict:
+    opts = {"bidding_rounds": 2, "rounds": [axis_round(), axis_round()], **(options or {})}
+    return pass_all_bidding(new_game(players, opts, fields))
+
+
+def _vote_game(fields: list | None = None) -> dict:
+    """p5 and p6 both end at (0, 1), tied at distance 1 without a Token: a vote."""
+    _, state = move_all(_game(6, fields=fields), {**EXTREMES, "p5": ["C", "D"], "p6": ["C", "D"]})
+    return state
+
+
+def test_rule_tokens_of_life_and_the_ec_with_the_lowest_distance_without_a_token() -> None:
+    outcome, after = move_all(_game(6), {**EXTREMES, "p5": ["A", "D"], "p6": ["B", "C"]})
+    assert outcome["public"]["tokens_of_life"] == {
+        "highest_x": "p1", "lowest_x": "p2", "highest_y": "p3", "lowest_y": "p4"}
+    assert outcome["public"]["elimination"]["ec"] == "p6", "p4 is closer but holds a Token"
+    assert ENGINE.phase(after) is None
+    result = ENGINE.result(after)
+    assert result["elimination_candidate"] == "p6"
+    assert result["winners"] == ["p1", "p2", "p3", "p4"]
+
+
+def test_earlier_text_ec_is_the_lowest_distance_overall() -> None:
+    outcome, _ = move_all(_game(6, {"ec_rule": "earlier"}), {**EXTREMES, "p5": ["A", "D"], "p6": ["B", "C"]})
+    assert outcome["public"]["elimination"]["ec"] == "p4"
+
+
+def test_rule_garnets_one_per_15_gold_left_plus_2_for_winners() -> None:
+    state = new_game(6, {"bidding_rounds": 2, "rounds": [axis_round(), axis_round()]},
+                     [{"garnets": 1}] + [{}] * 5)
+    state = act(state, "p1", {"type": "bid", "amount": 6})
+    state = pass_all_bidding(state)
+    _, after = move_all(state, {**EXTREMES, "p5": ["A", "D"], "p6": ["B", "C"]})
+    result = {s["player_id"]: s for s in ENGINE.result(after)["standings"]}
+    assert (result["p1"]["gold"], result["p1"]["garnets_awarded"], result["p1"]["garnets"]) == (44, 4, 5)
+    assert (result["p6"]["garnets_awarded"], result["p6"]["garnets"]) == (3, 3)
+
+
+def test_rule_ec_tie_goes_to_a_vote_of_the_token_holders() -> None:
+    state = _vote_game()
+    phase = ENGINE.phase(state)
+    assert (phase.name, phase.actors, phase.sealed) == ("ec_vote", ("p1", "p2", "p3", "p4"), True)
+    assert ENGINE.default_deadlines["ec_vote"] == 86400
+    assert state["elimination"]["candidates"] == ["p5", "p6"]
+    for voter, choice in (("p1", "p6"), ("p2", "p6"), ("p3", "p5")):
+        state = act(state, voter, {"type": "ec_vote", "player_id": choice})
+    outcome, after = resolve(state, 20)
+    assert outcome["public"]["tally"] == {"p5": 1, "p6": 2}
+    assert (outcome["public"]["ec"], outcome["public"]["decided_by"]) == ("p6", "vote")
+    assert ENGINE.phase(after) is None and ENGINE.result(after)["elimination_candidate"] == "p6"
+
+
+def test_rule_only_token_holders_vote_and_only_for_tied_players() -> None:
+    state = _vote_game()
+    with pytest.raises(RuleError) as err:
+        act(state, "p5", {"type": "ec_vote", "player_id": "p6"})
+    assert err.value.status == 409
+    with pytest.raises(RuleError) as err:
+        act(state, "p1", {"type": "ec_vote", "player_id": "p4"})
+    assert err.value.rule == "elimination candidate" and err.value.status == 422
+
+
+def test_rule_vote_tie_goes_to_the_tied_player_with_the_fewest_garnets() -> None:
+    state = _vote_game([{}] * 4 + [{"garnets": 3}, {"garnets": 1}])
+    state = act(state, "p1", {"type": "ec_vote", "player_id": "p5"})
+    state = act(state, "p2", {"type": "ec_vote", "player_id": "p6"})
+    outcome, _ = resolve(state, 20)
+    assert (outcome["public"]["ec"], outcome["public"]["decided_by"]) == ("p6", "fewest garnets")
+
+
+def test_rule_still_tied_the_ec_is_randomised_from_the_seed() -> None:
+    state = _vote_game()
+    outcome, _ = resolve(state, 20)  # nobody voted, garnets equal
+    assert outcome["public"]["decided_by"] == "random"
+    assert outcome["public"]["ec"] in ("p5", "p6")
+    assert resolve(state, 20)[0] == outcome
+
+
+def test_ruling_tie_with_no_token_holders_skips_the_vote() -> None:
+    """Both players at (10, 0): every extreme is tied, nobody holds a Token, nobody can vote."""
+    state = _game(2, fields=[{"garnets": 0}, {"garnets": 5}])
+    outcome, after = move_all(state, {"p1": ["A", "A"], "p2": ["A", "A"]})
+    assert outcome["public"]["tokens"] == {"p1": 0, "p2": 0}
+    assert (outcome["public"]["elimination"]["ec"], outcome["public"]["elimination"]["decided_by"]) == (
+        "p1", "fewest garnets")
+    assert ENGINE.phase(after) is None
+
+
+def test_clarification_the_ec_cannot_hold_a_token_of_life() -> None:
+    outcome, _ = move_all(_game(4), EXTREMES)
+    assert outcome["public"]["elimination"]["ec"] is None
+    assert outcome["public"]["elimination"]["decided_by"] == "nobody eligible"
+
+
+def test_earlier_text_tie_the_winners_choose() -> None:
+    """Earlier text: lowest distance overall; a tie is chosen by the winners (Token holders)."""
+    state = _game(6, {"ec_rule": "earlier"})
+    _, state = move_all(state, {**EXTREMES, "p5": ["C", "D"], "p6": ["C", "D"]})
+    assert ENGINE.phase(state).name == "ec_vote"
+    state = act(state, "p4", {"type": "ec_vote", "player_id": "p5"})
+    outcome, _ = resolve(state, 20)
+    assert outcome["public"]["ec"] == "p5"
+
+
+def test_eject_a_voter_or_a_candidate_during_the_vote() -> None:
+    state = _vote_game()
+    state = act(state, "p1", {"type": "ec_vote", "player_id": "p6"})
+    state = ENGINE.eject(state, "p1")
+    assert "p1" not in ENGINE.phase(state).actors
+    state = ENGINE.eject(state, "p5")
+    outcome, _ = resolve(state, 20)
+    assert (outcome["public"]["ec"], outcome["public"]["decided_by"]) == ("p6", "only candidate left")

@@ -1,0 +1,100 @@
+"""The Moving Phase: one submission, randomised gaps, the Rebound Token twist."""
+from __future__ import annotations
+
+import pytest
+
+from engines.contract import RuleError
+from engines.extreme_ways import ENGINE
+
+from tests.engines.extreme_ways.helpers import (
+    act, axis_round, move_all, new_game, one_round_game, pass_all_bidding, resolve,
+)
+
+
+def _two_round_game(players: int, options: dict | None = None) -> dict:
+    opts = {"bidding_rounds": 2, "rounds": [axis_round(), axis_round()], **(options or {})}
+    return pass_all_bidding(new_game(players, opts))
+
+
+def test_rule_moving_phase_is_one_sealed_submission_of_an_option_per_round() -> None:
+    state = _two_round_game(2)
+    phase = ENGINE.phase(state)
+    assert (phase.name, phase.sealed, phase.awaiting) == ("moving", True, ("p1", "p2"))
+    assert ENGINE.default_deadlines["moving"] == 2 * 86400
+    outcome, after = move_all(state, {"p1": ["A", "C"], "p2": ["B", "B"]})
+    assert outcome["public"]["positions"] == {"p1": [5, 2], "p2": [-6, 0]}
+    assert outcome["public"]["distances"] == {"p1": 7, "p2": 6}
+
+
+def test_rule_the_submission_names_every_round() -> None:
+    with pytest.raises(RuleError) as err:
+        act(_two_round_game(2), "p1", {"type": "move", "options": ["A"]})
+    assert err.value.rule == "moving phase"
+
+
+def test_rule_a_resubmission_replaces_the_first() -> None:
+    state = act(_two_round_game(2), "p1", {"type": "move", "options": ["A", "A"]})
+    outcome, _ = move_all(state, {"p1": ["B", "B"], "p2": ["A", "A"]})
+    assert outcome["public"]["positions"]["p1"] == [-6, 0]
+
+
+def test_rule_missing_options_are_randomised_from_the_seed_and_recorded() -> None:
+    state = act(_two_round_game(2), "p1", {"type": "move", "options": ["A", None]})
+    outcome, _ = resolve(state, 5)
+    assert list(outcome["private"]["p1"]["randomised"]) == ["2"]
+    assert sorted(outcome["private"]["p2"]["randomised"]) == ["1", "2"], "no submission: all randomised"
+    assert outcome["private"]["p1"]["options"][0] == "A"
+    again, _ = resolve(state, 5)
+    assert again == outcome
+
+
+def test_clarification_final_positions_and_gold_revealed_not_intermediate_ones() -> None:
+    state = _two_round_game(6)
+    before = ENGINE.view(state, "p1")
+    assert before["results"] is None
+    letters = {"p1": ["A", "A"], "p2": ["B", "B"], "p3": ["C", "C"], "p4": ["D", "D"],
+               "p5": ["C", "D"], "p6": ["C", "D"]}
+    outcome, after = move_all(state, letters)
+    assert ENGINE.phase(after).name == "ec_vote", "p5 and p6 tie at distance 1"
+    seen = ENGINE.view(after, "p5")
+    assert seen["results"]["positions"]["p1"] == [10, 0]
+    assert seen["results"]["gold"]["p1"] == 50
+    assert "hidden" not in seen and "paths" not in str(seen), "no intermediate coordinates"
+    assert "paths" in outcome["secret"]
+
+
+def test_twist_rebound_token_is_off_by_default() -> None:
+    with pytest.raises(RuleError) as err:
+        act(_two_round_game(2), "p1", {"type": "move", "options": ["A", "A"],
+                                       "rebound": {"round": 1, "player_id": "p2"}})
+    assert err.value.rule == "rebound token"
+
+
+def test_twist_rebound_moves_opposite_about_the_chosen_players_start_of_round() -> None:
+    """p1 flies A, A; p2 flies C then rebounds about p1 at (5, 0): (0, 2) -> (10, -2)."""
+    state = _two_round_game(2, {"rebound_twist": True})
+    state = act(state, "p1", {"type": "move", "options": ["A", "A"]})
+    state = act(state, "p2", {"type": "move", "options": ["C", "D"],
+                              "rebound": {"round": 2, "player_id": "p1"}})
+    assert state["moves"]["p2"]["options"] == ["C", None], "the rebound replaces round 2's move"
+    outcome, _ = resolve(state, 9)
+    assert outcome["public"]["positions"] == {"p1": [10, 0], "p2": [10, -2]}
+
+
+def test_twist_rebound_about_another_player_in_a_real_round() -> None:
+    state = _two_round_game(3, {"rebound_twist": True})
+    for bad in ({"round": 1, "player_id": "p1"}, {"round": 3, "player_id": "p2"},
+                {"round": 1, "player_id": "nobody"}):
+        with pytest.raises(RuleError):
+            act(state, "p1", {"type": "move", "options": ["A", "A"], "rebound": bad})
+
+
+def test_move_is_an_order_of_the_moving_phase_only() -> None:
+    with pytest.raises(RuleError) as err:
+        act(new_game(2), "p1", {"type": "move", "options": ["A"] * 7})
+    assert err.value.status == 409
+
+
+def test_one_round_game_reaches_axis_positions() -> None:
+    outcome, _ = move_all(one_round_game(4), {"p1": ["A"], "p2": ["B"], "p3": ["C"], "p4": ["D"]})
+    assert outcome["public"]["positions"] == {"p1": [5, 0], "p2": [-3, 0], "p3": [0, 2], "p4": [0, -1]}
