@@ -1,0 +1,302 @@
+"""The Golden Strider engine: wiring options, phases, orders and outcomes together."""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
+from engines.golden_strider import bots, orders, race, report, robot, rules, tarnished, views
+from engines.golden_strider.schemas import (
+    AccuseSchema, JoinSchema, OptionsSchema, PlaySchema, SubmitRobotSchema,
+)
+from engines.rng import Rng
+
+DAY = 86400
+STAGE_ACTION = {"round": "play", "accusation": "accuse", "robots": "submit_robot"}
+
+
+class GoldenStrider(Engine):
+    """Golden Strider (Allan Parr), with the Steeplechase, Tarnished and Robot variants."""
+
+    meta = Meta(
+        name="golden-strider", version="1.0.0", title="Golden Strider",
+        min_players=3, max_players=10, turn_based=False, hidden_information=True,
+        summary="Middle-distance race: play a card a round, split between movement and banking.",
+    )
+    options_schema = OptionsSchema
+    join_schema = JoinSchema
+    actions = {
+        "play": ActionType(
+            "play", PlaySchema, sealed=True,
+            description="Play one card for a runner this round, split into movement and banking "
+            "(rule 5); the first order also carries the five starting cards (rule 2) and, in "
+            "Tarnished, the drug.",
+            example={"card": "6/0", "move": 3, "bank": 3, "cards": [7, 7, 6, 5, 5]},
+        ),
+        "accuse": ActionType(
+            "accuse", AccuseSchema, sealed=True,
+            description="Tarnished: accuse one athlete of cheating after the race (null: nobody).",
+            example={"runner": "Steve Roids"},
+        ),
+        "submit_robot": ActionType(
+            "submit_robot", SubmitRobotSchema, sealed=True,
+            description="Robot variant: the algorithm that runs your robot for the whole race.",
+            example={"algorithm": robot.EXAMPLE},
+        ),
+    }
+    default_deadlines = {"round": 2 * DAY, "accusation": 2 * DAY, "robots": 7 * DAY}
+    simulation_cases = (
+        {"options": {}, "players": 6},
+        {"options": {}, "players": 8},
+        {"options": {"seven_turn_rule": "at_expiry"}, "players": 10},
+        {"options": {"variant": "steeplechase"}, "players": 8},
+        {"options": {"variant": "tarnished"}, "players": 4},
+        {"options": {"variant": "robot"}, "players": 8},
+    )
+
+    # -- setup -------------------------------------------------------------------
+    def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
+        """Everyone on square 0, level in 1st place, cards still to be chosen (rule 2)."""
+        opts = copy.deepcopy(options)
+        count = sum(2 if opts["variant"] == "tarnished" else 1 for _ in players)
+        if opts["variant"] == "tarnished" and not 3 <= len(players) <= 5:
+            raise RuleError("tarnished", "the Tarnished variant is for 3-5 managers (6-10 runners)")
+        if opts["variant"] != "tarnished" and not 6 <= count <= 10:
+            raise RuleError("rule 1", "Golden Strider is for 6 to 10 runners")
+        runners: list[dict[str, Any]] = []
+        taken: set[str] = set()
+        for player in players:
+            for name in _runner_names(player, opts["variant"]):
+                unique = _unique(name, taken)
+                runners.append({
+                    "id": f"r{len(runners) + 1}", "name": unique, "owner": player["id"],
+                    "cards": None, "square": 0, "position": 1, "owed": 0, "cf": False,
+                    "withdrawn": False, "drug": None, "boost_used": False,
+                })
+        return {
+            "options": opts, "race_length": race.race_length(opts),
+            "players": [{"id": p["id"], "name": p["name"]} for p in players],
+            "runners": runners, "round": 1,
+            "stage": "robots" if opts["variant"] == "robot" else "round",
+            "orders": {}, "accusations": {}, "algorithms": {}, "history": [],
+            "race_over": False, "result": None, "ejected": [],
+        }
+
+    # -- phases ------------------------------------------------------------------
+    def phase(self, state: State) -> Phase | None:
+        stage = state["stage"]
+        if stage == "over":
+            return None
+        if stage == "round":
+            actors = _owners(state)
+            waiting = {r["owner"] for r in race.active(state) if r["id"] not in state["orders"]}
+            prompt = f"Round {state['round']}: play one card per runner (move + bank)."
+        else:
+            actors = [p["id"] for p in state["players"] if p["id"] not in state["ejected"]]
+            done = state["accusations"] if stage == "accusation" else state["algorithms"]
+            waiting = {p for p in actors if p not in done}
+            prompt = (
+                "Accuse one athlete of cheating, or nobody." if stage == "accusation"
+                else "Submit your robot's algorithm."
+            )
+        return Phase(
+            stage, tuple(actors), tuple(p for p in actors if p in waiting), True,
+            state["round"] if stage == "round" else None, prompt,
+        )
+
+    # -- orders ------------------------------------------------------------------
+    def validate(self, state: State, actor: str, action: JSON) -> None:
+        kind = action["type"]
+        current = self.phase(state)
+        if current is None:
+            raise not_now("phase", "the game is over")
+        if STAGE_ACTION[current.name] != kind:
+            raise not_now("phase", f"{kind} is not an order for the {current.name} phase")
+        if actor not in current.actors:
+            raise not_now("phase", "you have no order to give in this phase")
+        if kind == "play":
+            orders.check_play(state, orders.find_runner(state, actor, action.get("runner")), action)
+        elif kind == "accuse":
+            _check_accusation(state, actor, action.get("runner"))
+        else:
+            rules.check_starting_cards(action["algorithm"]["cards"], 30)
+
+    def apply_action(self, state: State, actor: str, action: JSON) -> State:
+        """Record (or replace) a sealed order."""
+        new = dict(state)  # shallow: only the order book changes, history is shared
+        if action["type"] == "play":
+            runner = orders.find_runner(state, actor, action.get("runner"))
+            new["orders"] = {**state["orders"], runner["id"]: copy.deepcopy(action)}
+        elif action["type"] == "accuse":
+            new["accusations"] = {**state["accusations"], actor: _accused_id(state, action.get("runner"))}
+        else:
+            new["algorithms"] = {**state["algorithms"], actor: copy.deepcopy(action["algorithm"])}
+        return new
+
+    # -- resolution ----------------------------------------------------------------
+    def resolve(self, state: State, rng: Rng) -> JSON:
+        """Play the open round, test the accused, or run the whole robot race."""
+        if state["stage"] == "round":
+            plans = {
+                r["id"]: orders.plan_from_order(state, r, state["orders"][r["id"]])
+                for r in race.active(state) if r["id"] in state["orders"]
+            }
+            return race.resolve_round(state, plans)
+        if state["stage"] == "accusation":
+            done = copy.deepcopy(state)
+            for player in state["players"]:
+                if player["id"] not in state["ejected"]:
+                    done["accusations"].setdefault(player["id"], None)
+            return {"public": {"accusations": done["accusations"], "result": tarnished.score(done)},
+                    "private": {}, "secret": {}}
+        return _run_robots(state)
+
+    def apply_outcome(self, state: State, outcome: JSON) -> State:
+        public = outcome["public"]
+        if state["stage"] == "round":
+            return _after_race(race.apply_round(state, outcome))
+        new = copy.deepcopy(state)
+        if state["stage"] == "accusation":
+            new["accusations"] = copy.deepcopy(public["accusations"])
+            new["result"] = copy.deepcopy(public["result"])
+            new["stage"] = "over"
+            return new
+        new["algorithms"] = copy.deepcopy(public["algorithms"])
+        for entry in public["rounds"]:
+            new = race.apply_round(new, {"public": entry})
+        return _after_race(new)
+
+    def eject(self, state: State, player_id: str) -> State:
+        """GM ruling: the player's runners are withdrawn; the race goes on without them."""
+        new = super().eject(state, player_id)
+        for runner in new["runners"]:
+            if runner["owner"] == player_id:
+                runner["withdrawn"] = True
+                new["orders"].pop(runner["id"], None)
+        new["accusations"].pop(player_id, None)
+        new["algorithms"].pop(player_id, None)
+        return new
+
+    # -- what people see ------------------------------------------------------------
+    def view(self, state: State, viewer: Viewer) -> JSON:
+        return views.view(state, viewer)
+
+    def result(self, state: State) -> JSON | None:
+        return copy.deepcopy(state["result"]) if state["stage"] == "over" else None
+
+    def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
+        return views.hint(state, player_id)
+
+    def report(self, state: State, round: int | None = None, fmt: str = "json", viewer: Viewer = None) -> JSON:
+        """Rule 15: the game report of a round (None = latest) as json, text, markdown or bbcode.
+
+        Every viewer gets the same public report; GM-only facts never appear in it.
+        """
+        return report.render(state, round, fmt)
+
+    # -- simulation ---------------------------------------------------------------
+    def bot_action(self, state: State, actor: str, rng: Rng) -> JSON | None:
+        if actor == GM or state["stage"] == "over":
+            return None
+        if state["stage"] == "round":
+            return bots.play(state, actor, rng)
+        if state["stage"] == "accusation":
+            return bots.accuse(state, actor, rng)
+        return bots.robot(rng)
+
+
+def _runner_names(player: JSON, variant: str) -> list[str]:
+    """Sign-up names: two per Tarnished manager, else one (the player's name by default)."""
+    fields = player.get("fields") or {}
+    if variant == "tarnished":
+        return list(fields.get("runners") or [f"{player['name']} A", f"{player['name']} B"])
+    return [fields.get("runner") or player["name"]]
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """Runner names must be unique (orders may name them): add (2), (3)... if not."""
+    candidate, n = name, 1
+    while candidate.casefold() in taken:
+        n += 1
+        candidate = f"{name} ({n})"
+    taken.add(candidate.casefold())
+    return candidate
+
+
+def _owners(state: State) -> list[str]:
+    owners = {r["owner"] for r in race.active(state)}
+    return [p["id"] for p in state["players"] if p["id"] in owners]
+
+
+def _accused_id(state: State, name: str | None) -> str | None:
+    if name is None:
+        return None
+    wanted = name.strip().casefold()
+    for runner in state["runners"]:
+        if wanted in (runner["id"].casefold(), runner["name"].casefold()):
+            return runner["id"]
+    return None
+
+
+def _check_accusation(state: State, actor: str, name: str | None) -> None:
+    """Tarnished: one athlete of another manager, or nobody (the default)."""
+    if name is None:
+        return
+    rid = _accused_id(state, name)
+    if rid is None:
+        raise RuleError("tarnished: disqualifications", f"there is no athlete called {name!r}")
+    if any(r["id"] == rid and r["owner"] == actor for r in state["runners"]):
+        raise RuleError("tarnished: disqualifications", "accuse another manager's athlete, not your own")
+
+
+def _after_race(state: State) -> State:
+    """Once the race is over: Tarnished managers accuse; everyone else gets a result."""
+    if not state["race_over"]:
+        state["stage"] = "round"
+        return state
+    if state["options"]["variant"] == "tarnished":
+        state["stage"] = "accusation"
+        return state
+    state["stage"] = "over"
+    state["result"] = standings(state)
+    return state
+
+
+def standings(state: State) -> JSON:
+    """Rule 3: the first to reach or pass the finish wins, furthest past the post ahead;
+    non-finishers are placed by square (ties share a place)."""
+    runners = race.active(state)
+    places = rules.positions({r["id"]: r["square"] for r in runners})
+    table = sorted(
+        ({"runner": r["id"], "name": r["name"], "player": r["owner"], "square": r["square"],
+          "place": places[r["id"]], "finished": r["square"] >= state["race_length"]} for r in runners),
+        key=lambda row: row["place"],
+    )
+    winners = [row["player"] for row in table if row["place"] == 1]
+    withdrawn = [{"runner": r["id"], "name": r["name"], "player": r["owner"]} for r in state["runners"] if r["withdrawn"]]
+    return {"winners": winners, "standings": table, "withdrawn": withdrawn, "rounds": state["round"] - 1}
+
+
+def _run_robots(state: State) -> JSON:
+    """Robot variant: every round played from the algorithms, recorded in one outcome.
+
+    A robot with no algorithm starts on the default cards and is played by rule 13.
+    """
+    work = copy.deepcopy(state)
+    algorithms = {p: copy.deepcopy(a) for p, a in state["algorithms"].items()}
+    default = {"cards": state["options"]["default_cards"], "rules": [{"card": "oldest", "move": "all"}]}
+    rounds = []
+    while True:
+        plans = {}
+        for runner in race.active(work):
+            algorithm = algorithms.get(runner["owner"])
+            plans[runner["id"]] = (
+                robot.plan_for(algorithm, work, runner) if algorithm
+                else {"card": None, "cards": default["cards"]}
+            )
+        outcome = race.resolve_round(work, plans)
+        rounds.append(outcome["public"])
+        work = race.apply_round(work, outcome)
+        if outcome["public"]["over"]:
+            break
+    return {"public": {"algorithms": algorithms, "rounds": rounds}, "private": {}, "secret": {}}

@@ -1,0 +1,112 @@
+"""Rule 15: the game report, per round, as JSON, fixed-width text, Markdown or BBCode.
+
+Only what the rules make public is in a row (cards held, D M B R S P O, cf, trips,
+the referee's automatic plays); drug use and robot algorithms never are.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from engines.contract import RuleError
+
+COLUMNS = ("Player", "Cards", "D", "M", "B", "R", "S", "P", "O", "cf")
+FORMATS = ("json", "text", "markdown", "bbcode")
+
+
+def rounds_played(state: dict[str, Any]) -> list[int]:
+    return [entry["round"] for entry in state["history"]]
+
+
+def report_rows(state: dict[str, Any], round_no: int | None) -> tuple[int, list[dict[str, Any]]]:
+    """The public rows of one round (None = the latest); RuleError if not played."""
+    if not state["history"]:
+        raise RuleError("report", "no round has been played yet", {"rounds": []})
+    if round_no is None:
+        entry = state["history"][-1]
+    else:
+        found = [e for e in state["history"] if e["round"] == round_no]
+        if not found:
+            raise RuleError(
+                "report", f"round {round_no} has not been played", {"rounds": rounds_played(state)}
+            )
+        entry = found[0]
+    return entry["round"], entry["rows"]
+
+
+def notes(row: dict[str, Any]) -> str:
+    """Remarks beyond the rulebook's columns: trips, referee's plays, forfeited cards."""
+    out = []
+    if row.get("auto"):
+        out.append("NMR")
+    if row.get("trip"):
+        out.append(f"tripped at {row['trip']['square']} (-{row['trip']['penalty']})")
+    lost = [row["cards"][i] for i in row.get("forfeited", [])]
+    if lost:
+        out.append("expired " + " ".join(lost))
+    return "; ".join(out)
+
+
+def cells(row: dict[str, Any], strike: Callable[[str], str]) -> list[str]:
+    """One row as the rulebook writes it: '-' for no D or O, 'cf' when carried."""
+    cards = " ".join(strike(c) if i == row["played"] else c for i, c in enumerate(row["cards"]))
+    return [
+        row["name"], cards, str(row["D"] or "-"), str(row["M"]), str(row["B"]), str(row["R"]),
+        str(row["S"]), str(row["P"]), str(row["O"] or "-"), "cf" if row["cf"] else "",
+    ]
+
+
+def render(state: dict[str, Any], round_no: int | None, fmt: str) -> Any:
+    """The report of ``round_no`` (None = latest) in ``fmt``: json, text, markdown, bbcode."""
+    if fmt not in FORMATS:
+        raise RuleError("report", f"format must be one of {', '.join(FORMATS)}", {"format": fmt})
+    number, rows = report_rows(state, round_no)
+    title = f"Golden Strider - round {number} ({state['race_length']} squares)"
+    if fmt == "json":
+        return {
+            "round": number, "race_length": state["race_length"], "variant": state["options"]["variant"],
+            "columns": list(COLUMNS), "rows": rows, "notes": {r["runner"]: notes(r) for r in rows if notes(r)},
+        }
+    if fmt == "text":
+        return _text(title, rows)
+    if fmt == "markdown":
+        return _markdown(title, rows)
+    return _bbcode(title, rows)
+
+
+def _with_notes(rows: list[dict[str, Any]], strike: Callable[[str], str]) -> tuple[list[str], list[list[str]]]:
+    header = list(COLUMNS)
+    table = [cells(r, strike) for r in rows]
+    if any(notes(r) for r in rows):
+        header.append("Notes")
+        for line, row in zip(table, rows):
+            line.append(notes(row))
+    return header, table
+
+
+def _text(title: str, rows: list[dict[str, Any]]) -> str:
+    """Fixed-width columns; the played card is written ~like this~."""
+    header, table = _with_notes(rows, lambda s: f"~{s}~")
+    widths = [max(len(line[i]) for line in [header, *table]) for i in range(len(header))]
+    lines = [title, ""]
+    for line in [header, *table]:
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+    lines.append("")
+    lines.append("~n/t~ = card played; D restitution paid, M movement, B banked, R replacement card,")
+    lines.append("S square, P position, O restitution due next turn, cf = restitution carried forward")
+    return "\n".join(lines) + "\n"
+
+
+def _markdown(title: str, rows: list[dict[str, Any]]) -> str:
+    header, table = _with_notes(rows, lambda s: f"~~{s}~~")
+    lines = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in table]
+    return "\n".join(lines) + "\n"
+
+
+def _bbcode(title: str, rows: list[dict[str, Any]]) -> str:
+    header, table = _with_notes(rows, lambda s: f"[s]{s}[/s]")
+    lines = [f"[b]{title}[/b]", "[table]"]
+    lines.append("[tr]" + "".join(f"[td][b]{h}[/b][/td]" for h in header) + "[/tr]")
+    lines += ["[tr]" + "".join(f"[td]{cell}[/td]" for cell in line) + "[/tr]" for line in table]
+    lines.append("[/table]")
+    return "\n".join(lines) + "\n"
