@@ -151,7 +151,8 @@ class ExtremeWays(Engine):
             return Phase(
                 "bidding", actors, tuple(p for p in actors if p not in state["bids"]), True,
                 state["round"],
-                f"Round {state['round']} of {len(state['rounds'])}: bid gold pieces for Info Packets, or pass.",
+                f"Round {state['round']} of {len(state['rounds'])}: "
+                "bid gold pieces for Info Packets, or pass.",
             )
         if stage == "moving":
             actors = tuple(active_players(state))
@@ -180,7 +181,8 @@ class ExtremeWays(Engine):
         wanted = {"bid": "bidding", "pass": "bidding", "buy_gold": "bidding", "move": "moving",
                   "ec_vote": "ec_vote"}[kind]
         if state["stage"] != wanted:
-            raise not_now("phase", f"{kind} is only allowed in the {wanted} phase; it is {state['stage']} now.")
+            raise not_now("phase", f"{kind} is only allowed in the {wanted} phase; "
+                          f"it is {state['stage']} now.")
         getattr(self, f"_validate_{kind}")(state, actor, action)
 
     def _validate_bid(self, state: State, actor: str, action: JSON) -> None:
@@ -207,7 +209,8 @@ class ExtremeWays(Engine):
     def _validate_move(self, state: State, actor: str, action: JSON) -> None:
         total = len(state["rounds"])
         if len(action["options"]) != total:
-            raise RuleError("moving phase", f"Submit exactly one option (or null) for each of the {total} rounds.",
+            raise RuleError("moving phase",
+                            f"Submit exactly one option (or null) for each of the {total} rounds.",
                             {"options": len(action["options"])})
         use = action["rebound"]
         if use is None:
@@ -215,7 +218,8 @@ class ExtremeWays(Engine):
         if not state["options"]["rebound_twist"]:
             raise RuleError("rebound token", "The Rebound Token twist is not in play in this game.")
         if not 1 <= use["round"] <= total:
-            raise RuleError("rebound token", f"The rebound round must be 1 to {total}.", {"round": use["round"]})
+            raise RuleError("rebound token", f"The rebound round must be 1 to {total}.",
+                            {"round": use["round"]})
         if use["player_id"] == actor or use["player_id"] not in active_players(state):
             raise RuleError("rebound token", "Rebound about a different player who is still in the game.",
                             {"player_id": use["player_id"]})
@@ -223,7 +227,8 @@ class ExtremeWays(Engine):
     def _validate_ec_vote(self, state: State, actor: str, action: JSON) -> None:
         phase = self.phase(state)
         if phase is None or actor not in phase.actors:
-            raise not_now("elimination candidate", "Only Token of Life holders vote for the Elimination Candidate.")
+            raise not_now("elimination candidate",
+                          "Only Token of Life holders vote for the Elimination Candidate.")
         if action["player_id"] not in state["elimination"]["candidates"]:
             raise RuleError("elimination candidate", "Vote for one of the tied players.",
                             {"candidates": list(state["elimination"]["candidates"])})
@@ -404,7 +409,8 @@ class ExtremeWays(Engine):
                         {"round": mine["round"], "packet": mine["packet"], "paid": mine["paid"],
                          "contents": copy.deepcopy(mine["contents"])}
                     )
-            new["auctions"].append({"public": copy.deepcopy(public), "secret": copy.deepcopy(outcome["secret"])})
+            new["auctions"].append(
+                {"public": copy.deepcopy(public), "secret": copy.deepcopy(outcome["secret"])})
             new["bids"] = {}
             new["round"] += 1
             if new["round"] > len(new["rounds"]):
@@ -414,7 +420,8 @@ class ExtremeWays(Engine):
                              "randomised": {p: mine["randomised"] for p, mine in outcome["private"].items()},
                              "paths": copy.deepcopy(outcome["secret"]["paths"])}
             new["garnets"] = dict(outcome["secret"]["garnets"])
-            new["results"] = {k: copy.deepcopy(v) for k, v in public.items() if k not in ("phase", "elimination")}
+            new["results"] = {
+                k: copy.deepcopy(v) for k, v in public.items() if k not in ("phase", "elimination")}
             new["elimination"] = copy.deepcopy(public["elimination"])
             new["stage"] = "ec_vote" if new["elimination"]["voters"] else "over"
         elif public["phase"] == "ec_vote":

@@ -126,7 +126,8 @@ def legal_actions(state: State, player: str, phase: Phase | None) -> JSON:
         if state["gold"][player] >= 1:
             out["bid"] = {"min": 1, "max": state["gold"][player]}
         if options["allow_buy_gold"] and state["garnets"][player] >= 1:
-            out["buy_gold"] = {"max_garnets": state["garnets"][player], "gold_per_garnet": options["garnet_rate"]}
+            out["buy_gold"] = {"max_garnets": state["garnets"][player],
+                               "gold_per_garnet": options["garnet_rate"]}
         return out
     if phase.name == "moving":
         move: dict[str, Any] = {"rounds": len(state["rounds"]), "options": list(rules.OPTIONS)}

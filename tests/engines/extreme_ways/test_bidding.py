@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from marshmallow import ValidationError
 
 from engines.contract import GM, RuleError
 from engines.extreme_ways import ENGINE
@@ -140,9 +141,9 @@ def test_dm_winner_decision_one_garnet_buys_5_gold_by_default() -> None:
 
 
 def test_dm_winner_decision_rate_is_an_option_from_1_to_10() -> None:
-    state = act(new_game(2, {"garnet_rate": 10}, [{"garnets": 3}, {}]), "p1", {"type": "buy_gold", "garnets": 3})
+    state = new_game(2, {"garnet_rate": 10}, [{"garnets": 3}, {}])
+    state = act(state, "p1", {"type": "buy_gold", "garnets": 3})
     assert state["gold"]["p1"] == 80
-    from marshmallow import ValidationError
     with pytest.raises(ValidationError):
         new_game(2, {"garnet_rate": 11})
 
@@ -152,7 +153,8 @@ def test_buying_gold_needs_the_garnets_and_the_option() -> None:
         act(new_game(2, fields=[{"garnets": 1}, {}]), "p1", {"type": "buy_gold", "garnets": 2})
     assert err.value.rule == "garnets"
     with pytest.raises(RuleError):
-        act(new_game(2, {"allow_buy_gold": False}, [{"garnets": 1}, {}]), "p1", {"type": "buy_gold", "garnets": 1})
+        act(new_game(2, {"allow_buy_gold": False}, [{"garnets": 1}, {}]), "p1",
+            {"type": "buy_gold", "garnets": 1})
 
 
 def test_buying_gold_only_in_a_bidding_phase() -> None:

@@ -98,3 +98,18 @@ def test_move_is_an_order_of_the_moving_phase_only() -> None:
 def test_one_round_game_reaches_axis_positions() -> None:
     outcome, _ = move_all(one_round_game(4), {"p1": ["A"], "p2": ["B"], "p3": ["C"], "p4": ["D"]})
     assert outcome["public"]["positions"] == {"p1": [5, 0], "p2": [-3, 0], "p3": [0, 2], "p4": [0, -1]}
+
+
+def test_ruling_ejected_players_stay_at_odin_and_leave_the_standings() -> None:
+    """A rebound about a player ejected after the submission reflects about (0, 0)."""
+    state = _two_round_game(3, {"rebound_twist": True})
+    state = act(state, "p1", {"type": "move", "options": ["A", None],
+                              "rebound": {"round": 2, "player_id": "p3"}})
+    state = act(state, "p2", {"type": "move", "options": ["B", "B"]})
+    state = act(state, "p3", {"type": "move", "options": ["C", "C"]})
+    state = ENGINE.eject(state, "p3")
+    assert ENGINE.phase(state).awaiting == ()
+    outcome, after = resolve(state, 9)
+    assert outcome["public"]["positions"] == {"p1": [-5, 0], "p2": [-6, 0]}
+    assert [s["player_id"] for s in ENGINE.result(after)["standings"]] == ["p2", "p1"]
+    assert ENGINE.result(after)["ejected"] == ["p3"]

@@ -44,8 +44,10 @@ def test_generated_rounds_use_the_move_range_and_never_0_0() -> None:
 
 @pytest.mark.parametrize("bad", [
     {"rounds": [axis_round()]},  # 7 rounds expected
-    {"bidding_rounds": 1, "rounds": [{**axis_round(), "A": {"moves": [[0, 0], [1, 1], [2, 2], [3, 3]], "true": 0}}]},
-    {"bidding_rounds": 1, "rounds": [{**axis_round(), "A": {"moves": [[1, 1], [1, 1], [2, 2], [3, 3]], "true": 0}}]},
+    {"bidding_rounds": 1, "rounds": [{**axis_round(), "A": {"moves": [[0, 0], [1, 1], [2, 2], [3, 3]],
+                                                            "true": 0}}]},
+    {"bidding_rounds": 1, "rounds": [{**axis_round(), "A": {"moves": [[1, 1], [1, 1], [2, 2], [3, 3]],
+                                                            "true": 0}}]},
     {"bidding_rounds": 1, "rounds": [{**axis_round(), "split": {"B": 0, "C": 1, "D": 1}}]},
     {"announce": "everything"},
     {"starting_gold": "50"},
