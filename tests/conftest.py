@@ -22,7 +22,9 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[embedded_
 @pytest.fixture()
 def settings(redis_server: embedded_redis.EmbeddedRedis) -> Settings:
     Redis.from_url(redis_server.url).flushall()
-    return Settings(redis_url=redis_server.url, queue_url=redis_server.url, queue_name="arbiter-test",
+    # The queue lives in another database, as ARBITER_QUEUE_URL allows: wiping it must not touch the log.
+    queue_url = redis_server.url.rsplit("/", 1)[0] + "/1"
+    return Settings(redis_url=redis_server.url, queue_url=queue_url, queue_name="arbiter-test",
                     admin_token=None, max_body_bytes=64 * 1024)
 
 
