@@ -69,12 +69,13 @@ def resolve_round(state: dict[str, Any], plans: dict[str, Plan | None]) -> dict[
         cost = rules.overtaking_cost(before[runner["id"]], place, round_no, opts["free_rounds"])
         cards = m["cards"] + [rules.card_label({"value": value, "turn": round_no})]
         row = {
-            "runner": runner["id"], "name": runner["name"], "cards": cards, "played": m["played"],
+            "runner": runner["id"], "cards": cards, "played": m["played"],
             "D": m["D"], "M": m["M"], "B": m["B"], "R": value, "S": m["S"], "P": place,
-            "O": cost + carried + balance, "cf": carried > 0, "auto": m["auto"], "trip": m["trip"],
+            "O": cost + carried + balance,
         }
-        if m["forfeited"]:
-            row["forfeited"] = m["forfeited"]
+        # Rare remarks only when they apply, to keep the history (and the log) small.
+        extras = {"cf": carried > 0, "auto": m["auto"], "trip": m["trip"], "forfeited": m["forfeited"]}
+        row.update({key: value for key, value in extras.items() if value})
         rows.append(row)
         if m["drug"] is not None:
             used = {"drug": m["drug"], "energiza": m["energiza"], "boost": m["boost"]}
@@ -136,7 +137,7 @@ def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any
         runner = by_id[row["runner"]]
         gone = {row["played"], *row.get("forfeited", [])}
         runner["cards"] = [rules.parse_label(c) for i, c in enumerate(row["cards"]) if i not in gone]
-        runner.update(square=row["S"], position=row["P"], owed=row["O"], cf=row["cf"])
+        runner.update(square=row["S"], position=row["P"], owed=row["O"], cf=row.get("cf", False))
         used = drugs.get(row["runner"])
         if used:
             runner["drug"] = used["drug"]

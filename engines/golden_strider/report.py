@@ -33,6 +33,15 @@ def report_rows(state: dict[str, Any], round_no: int | None) -> tuple[int, list[
     return entry["round"], entry["rows"]
 
 
+def full_row(row: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A stored (compact) row with the runner's name and every remark spelled out."""
+    return {
+        "runner": row["runner"], "name": names[row["runner"]], **{k: v for k, v in row.items() if k != "runner"},
+        "cf": row.get("cf", False), "auto": row.get("auto", False), "trip": row.get("trip"),
+        "forfeited": row.get("forfeited", []),
+    }
+
+
 def notes(row: dict[str, Any]) -> str:
     """Remarks beyond the rulebook's columns: trips, referee's plays, forfeited cards."""
     out = []
@@ -51,7 +60,7 @@ def cells(row: dict[str, Any], strike: Callable[[str], str]) -> list[str]:
     cards = " ".join(strike(c) if i == row["played"] else c for i, c in enumerate(row["cards"]))
     return [
         row["name"], cards, str(row["D"] or "-"), str(row["M"]), str(row["B"]), str(row["R"]),
-        str(row["S"]), str(row["P"]), str(row["O"] or "-"), "cf" if row["cf"] else "",
+        str(row["S"]), str(row["P"]), str(row["O"] or "-"), "cf" if row.get("cf") else "",
     ]
 
 
@@ -59,7 +68,9 @@ def render(state: dict[str, Any], round_no: int | None, fmt: str) -> Any:
     """The report of ``round_no`` (None = latest) in ``fmt``: json, text, markdown, bbcode."""
     if fmt not in FORMATS:
         raise RuleError("report", f"format must be one of {', '.join(FORMATS)}", {"format": fmt})
-    number, rows = report_rows(state, round_no)
+    number, stored = report_rows(state, round_no)
+    names = {r["id"]: r["name"] for r in state["runners"]}
+    rows = [full_row(row, names) for row in stored]
     title = f"Golden Strider - round {number} ({state['race_length']} squares)"
     if fmt == "json":
         return {
