@@ -39,8 +39,9 @@ class SxyzmCyclone(Engine):
             TurnSchema,
             actor="player",
             sealed=False,
-            description="Your whole turn: up to the die roll of moves, each one cube one space toward a base.",
-            example={"moves": [{"cube": "blue-5", "toward": "yellow"}, {"cube": "blue-5", "toward": "yellow"}]},
+            description="Your whole turn: up to the die roll of moves, each one cube one space toward a base",
+            example={"moves": [{"cube": "blue-5", "toward": "yellow"},
+                               {"cube": "blue-4", "toward": "yellow"}]},
         )
     }
     default_deadlines = {"turn": 86400}
@@ -59,7 +60,8 @@ class SxyzmCyclone(Engine):
         colours = turns.turn_order(list(seats.values()))
         first = turns.first_colour(options, colours, rng.fork("first"))
         roll = turns.draw_roll(options, 1, rng.fork("roll"))
-        return {"public": {"side": side, "colours": seats, "first": first, "roll": roll}, "private": {}, "secret": {}}
+        public = {"side": side, "colours": seats, "first": first, "roll": roll}
+        return {"public": public, "private": {}, "secret": {}}
 
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
         """Setup rule: each colour's five cubes on the five spaces nearest its base."""
@@ -124,7 +126,8 @@ class SxyzmCyclone(Engine):
             rules.play_move(work, colour, move)
             if rules.winners(work, turns.active_colours(state)):
                 return
-        if not state["options"]["allow_unused_actions"] and len(moves) < roll and rules.legal_moves(work, colour):
+        unused = len(moves) < roll and rules.legal_moves(work, colour)
+        if unused and not state["options"]["allow_unused_actions"]:
             raise RuleError(rules.RULE_ALL_ACTIONS,
                             f"you rolled {roll}: all {roll} actions must be used while a cube can move",
                             {"roll": roll, "moves": len(moves)})
@@ -158,10 +161,9 @@ class SxyzmCyclone(Engine):
         elif state["turn"] >= state["options"]["max_turns"]:
             public["ended"] = "turn limit"
         else:
-            after = dict(state, current=turns.next_colour(state))
-            turn = state["turn"] + 1
-            public["next"] = {"turn": turn, "player": turns.player_of(state, after["current"]),
-                              "colour": after["current"], "roll": turns.draw_roll(state["options"], turn, rng)}
+            following, turn = turns.next_colour(state), state["turn"] + 1
+            public["next"] = {"turn": turn, "player": turns.player_of(state, following), "colour": following,
+                              "roll": turns.draw_roll(state["options"], turn, rng)}
         return {"public": public, "private": {}, "secret": {}}
 
     def _turn_moves(self, state: State, colour: str, rng: Rng) -> tuple[str, list[rules.Move]]:
@@ -202,15 +204,18 @@ class SxyzmCyclone(Engine):
 
     # -- what people see -------------------------------------------------------
     def view(self, state: State, viewer: Viewer) -> JSON:
-        hint = self.legal_actions_hint(state, viewer) if viewer not in (None, GM) else None
-        return views.view(state, viewer, hint, self.result(state))
+        """Everything is open information; the current player (and the GM) also get the legal moves."""
+        shown_for = turns.player_of(state, state["current"]) if viewer == GM else viewer
+        hint = self.legal_actions_hint(state, shown_for) if shown_for is not None else None
+        return views.view(state, hint, self.result(state))
 
     def result(self, state: State) -> JSON | None:
         return views.result(state) if state["over"] else None
 
     def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
         """The single moves the current player may make now, with where each lands."""
-        if state["over"] or turns.colour_of(state, player_id) != state["current"] or player_id in state["ejected"]:
+        its_turn = turns.colour_of(state, player_id) == state["current"] and player_id not in state["ejected"]
+        if state["over"] or not its_turn:
             return None
         colour, length = state["current"], state["path_length"]
         moves = []

@@ -73,7 +73,8 @@ def targets(state: State, colour: str) -> list[str]:
 
 def legal_moves(state: State, colour: str) -> list[Move]:
     """Every single action open to ``colour`` in this position."""
-    return [{"cube": cube, "toward": t} for cube in movable_cubes(state, colour) for t in targets(state, colour)]
+    aims = targets(state, colour)
+    return [{"cube": cube, "toward": t} for cube in movable_cubes(state, colour) for t in aims]
 
 
 def move_error(state: State, colour: str, move: Move) -> tuple[str, str] | None:

@@ -12,11 +12,8 @@ State = dict[str, Any]
 def board_side(options: dict[str, Any], player_count: int) -> str:
     """Ruling: 'auto' plays 2 players on the two-colour side; the two-colour side
     only seats 2, so 3-4 players always use the four-colour side."""
-    if options["side"] == "two-colour" and player_count == 2:
-        return "two-colour"
-    if options["side"] == "auto" and player_count == 2:
-        return "two-colour"
-    return "four-colour"
+    two_players_may_use_it = player_count == 2 and options["side"] != "four-colour"
+    return "two-colour" if two_players_may_use_it else "four-colour"
 
 
 def assign_colours(players: list[dict[str, Any]], side: str) -> dict[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.contract import JSON, Viewer
+from engines.contract import JSON
 from engines.sxyzm_cyclone import rules, turns
 from engines.sxyzm_cyclone.board import CENTRE, cube_colour, cubes_of, path_spaces, side_colours
 
@@ -14,10 +14,11 @@ State = dict[str, Any]
 def prompt(state: State) -> str:
     colour = state["current"]
     name = _name(state, turns.player_of(state, colour))
-    return f"Turn {state['turn']}: {name} ({colour}) rolled {state['roll']}; send up to {state['roll']} moves."
+    roll = state["roll"]
+    return f"Turn {state['turn']}: {name} ({colour}) rolled {roll}; send up to {roll} moves."
 
 
-def view(state: State, viewer: Viewer, hint: JSON | None, result: JSON | None) -> JSON:
+def view(state: State, hint: JSON | None, result: JSON | None) -> JSON:
     """The board by path and space (stacks bottom to top), the bases, every cube, the turn."""
     shown: dict[str, Any] = {
         "game": "SXYZM Cyclone",
@@ -94,7 +95,8 @@ def _paths(state: State) -> dict[str, Any]:
     return {
         colour: {
             "open": colour in state["colours"],
-            "spaces": [{"space": s, "stack": list(state["spaces"].get(s, []))} for s in _spaces(state, colour)],
+            "spaces": [{"space": s, "stack": list(state["spaces"].get(s, []))}
+                       for s in _spaces(state, colour)],
         }
         for colour in side_colours(state["side"])
     }
@@ -113,8 +115,8 @@ def _base(state: State, colour: str) -> dict[str, list[str]]:
 def _cube(state: State, cube: str) -> dict[str, Any]:
     position, level = rules.locate(state, cube)
     finished = rules.is_finished(state, cube)
-    return {"at": position, "level": level, "finished": finished,
-            "movable": not finished and rules.is_movable(state, cube)}
+    movable = not finished and rules.is_movable(state, cube)
+    return {"at": position, "level": level, "finished": finished, "movable": movable}
 
 
 def _stack(cubes: list[str]) -> str:

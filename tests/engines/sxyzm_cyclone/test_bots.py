@@ -46,7 +46,9 @@ def check_invariants(state: dict[str, Any]) -> None:
     ],
 )
 @pytest.mark.parametrize("seed", ["one", "two", "three"])
-def test_random_bot_games_end_with_invariants_after_every_action(players: int, options: dict, seed: str) -> None:
+def test_random_bot_games_end_with_invariants_after_every_action(
+    players: int, options: dict, seed: str
+) -> None:
     played = play_bots(ENGINE, options, player_list(players), seed, check=check_invariants)
     assert ENGINE.phase(played.final) is None
     result = ENGINE.result(played.final)

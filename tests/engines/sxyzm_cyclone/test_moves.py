@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engines.contract import RuleError
-from engines.driver import submit
+from engines.driver import run_phase, submit
 from engines.sxyzm_cyclone import ENGINE
 from engines.sxyzm_cyclone.rules import (
     RULE_FINISHED,
@@ -83,7 +83,8 @@ def test_example_blue_onto_two_yellows_moves_the_stack_three_toward_blue() -> No
     outcome, state = turn(start, "p1", ("blue-1", "yellow"))
     assert "centre" not in state["spaces"] and "blue:7" not in state["spaces"]
     assert state["spaces"]["blue:5"] == ["yellow-1", "yellow-2", "blue-1"]
-    assert outcome["public"]["moves"][0]["pushes"] == [{"stack": ["yellow-1", "yellow-2", "blue-1"], "to": "blue:5"}]
+    pushes = outcome["public"]["moves"][0]["pushes"]
+    assert pushes == [{"stack": ["yellow-1", "yellow-2", "blue-1"], "to": "blue:5"}]
 
 
 def test_example_chained_pushes_merge_and_move_three_more_until_an_empty_space() -> None:
@@ -105,7 +106,8 @@ def test_example_chained_pushes_merge_and_move_three_more_until_an_empty_space()
 
 
 def test_rule_the_whole_push_is_one_action() -> None:
-    start = board(game(2, rolls=[2]), {"blue:7": ["blue-1"], "centre": ["yellow-1", "yellow-2"], "blue:2": ["blue-2"]})
+    start = board(game(2, rolls=[2]),
+                  {"blue:7": ["blue-1"], "centre": ["yellow-1", "yellow-2"], "blue:2": ["blue-2"]})
     outcome, state = turn(start, "p1", ("blue-1", "yellow"), ("blue-2", "yellow"))
     assert len(outcome["public"]["moves"]) == 2
     assert state["spaces"]["blue:3"] == ["blue-2"]
@@ -179,13 +181,13 @@ def test_rule_a_third_colour_carried_into_a_base_by_a_pushed_stack_finishes_ther
 
 
 def test_rule_a_player_with_no_movable_cube_loses_the_turns_actions() -> None:
-    start = board(game(2, rolls=[4, 1]), {"centre": ["blue-1", "yellow-1"], "yellow:2": ["blue-2", "yellow-2"]},
+    start = board(game(2, rolls=[4, 1]),
+                  {"centre": ["blue-1", "yellow-1"], "yellow:2": ["blue-2", "yellow-2"]},
                   bases={"yellow": ["blue-3", "blue-4", "blue-5"]})
     phase = ENGINE.phase(start)
     assert phase is not None and phase.actors == ("p1",) and phase.awaiting == ()
     outcome, state = turn(start, "p1")
     assert outcome["public"]["source"] == "order" and outcome["public"]["moves"] == []
-    from engines.driver import run_phase
     outcome, _ = run_phase(ENGINE, start, "s", 1)
     assert outcome["public"]["source"] == "no movable cube"
     assert state["current"] == "yellow"

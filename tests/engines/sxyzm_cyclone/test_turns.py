@@ -53,7 +53,8 @@ def test_ruling_turns_pass_blue_yellow_green_red_skipping_absent_colours() -> No
 def test_phase_is_the_current_players_turn() -> None:
     phase = ENGINE.phase(game(3))
     assert phase is not None
-    assert (phase.name, phase.actors, phase.awaiting, phase.sealed, phase.round) == ("turn", ("p1",), ("p1",), False, 1)
+    shape = (phase.name, phase.actors, phase.awaiting, phase.sealed, phase.round)
+    assert shape == ("turn", ("p1",), ("p1",), False, 1)
     assert ENGINE.default_deadlines["turn"] == 86400
 
 
@@ -160,6 +161,7 @@ def test_view_shows_every_cube_stacks_bottom_to_top_and_bases() -> None:
     assert view["centre"] == ["yellow-1", "blue-1"]
     assert view["cubes"]["yellow-1"] == {"at": "centre", "level": 0, "finished": False, "movable": False}
     assert view["cubes"]["blue-1"]["movable"] is True
-    assert view["bases"]["yellow"] == {"home": ["yellow-2", "yellow-3", "yellow-4", "yellow-5"], "finished": ["blue-2"]}
+    home = ["yellow-2", "yellow-3", "yellow-4", "yellow-5"]
+    assert view["bases"]["yellow"] == {"home": home, "finished": ["blue-2"]}
     assert "centre [yellow-1,blue-1]  (stacks are listed bottom to top)" in view["diagram"]
     assert len(view["cubes"]) == 10
