@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from service.config import Settings
+from tests.e2e.stack import Stack
+
+
+@pytest.fixture()
+def stack(settings: Settings, tmp_path: Path) -> Iterator[Stack]:
+    live = Stack(settings, tmp_path)
+    live.start_api()
+    try:
+        yield live
+    finally:
+        live.stop()

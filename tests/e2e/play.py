@@ -1,0 +1,66 @@
+"""Bots that play a game over HTTP, reading the full state from the store only to
+choose their random legal orders (the orders themselves go through the API)."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from engines import registry
+from engines.rng import Rng
+from service.config import Settings
+from service.context import Context
+from tests.e2e.stack import Stack
+
+
+def create_and_join(stack: Stack, game_type: str, players: int, fields: list[dict] | None = None,
+                    **create: Any) -> tuple[str, str, dict[str, str]]:
+    status, created = stack.call("POST", "/games", {"type": game_type, **create})
+    assert status == 201, created
+    game_id, gm = created["game_id"], created["gm_token"]
+    tokens: dict[str, str] = {}
+    for index in range(players):
+        extra = fields[index] if fields else {}
+        status, joined = stack.call("POST", f"/games/{game_id}/players", {"name": f"Runner {index + 1}", **extra},
+                                    token=gm if extra else None)
+        assert status == 201, joined
+        tokens[joined["player_id"]] = joined["token"]
+    status, body = stack.call("POST", f"/games/{game_id}/start", token=gm)
+    assert status == 200, body
+    return game_id, gm, tokens
+
+
+def play_to_the_end(stack: Stack, settings: Settings, game_id: str, gm: str, tokens: dict[str, str],
+                    skip: Callable[[int, str], bool] = lambda number, player: False,
+                    phase_timeout: float = 30.0) -> dict[str, Any]:
+    """Bots send orders for every awaiting player (unless ``skip``) and wait for each
+    phase to be resolved by the worker; returns the final public game body."""
+    ctx = Context(settings)
+    engine = None
+    while True:
+        status, game = stack.call("GET", f"/games/{game_id}")
+        assert status == 200
+        if game["status"] == "finished":
+            return game
+        engine = engine or registry.get(game["type"], game["version"])
+        number = game["phase"]["number"]
+        state = ctx.loader.load(game_id)["engine"]
+        for player in game["phase"]["awaiting"]:
+            if skip(number, player):
+                continue
+            action = engine.bot_action(state, player, Rng("e2e-bots", number, player))
+            if action is None:
+                continue
+            token = tokens.get(player, gm)
+            status, body = stack.call("POST", f"/games/{game_id}/actions", action, token=token)
+            assert status == 202, (action, body)
+        _wait_past(stack, game_id, number, phase_timeout)
+
+
+def _wait_past(stack: Stack, game_id: str, number: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, game = stack.call("GET", f"/games/{game_id}")
+        if game["status"] == "finished" or (game["phase"] and game["phase"]["number"] > number):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"phase {number} of {game_id} was not resolved within {timeout}s")

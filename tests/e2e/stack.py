@@ -1,0 +1,82 @@
+"""A live stack for end-to-end tests: gunicorn serving the API and `arbiter worker`
+processes, all on 127.0.0.1 against the test session's redis-server."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from service.config import Settings
+from service.embedded_redis import free_port
+
+
+def stack_env(settings: Settings, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(REDIS_URL=settings.redis_url, ARBITER_QUEUE_URL=settings.queue_url, ARBITER_QUEUE=settings.queue_name,
+               PYTHONUNBUFFERED="1", **extra)
+    return env
+
+
+@dataclass
+class Stack:
+    settings: Settings
+    logs: Path
+    port: int = 0
+    api: subprocess.Popen | None = None
+    workers: list[subprocess.Popen] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start_api(self) -> None:
+        self.port = free_port()
+        self.api = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", "2", "--worker-class", "gthread", "--threads", "8",
+             "--bind", f"127.0.0.1:{self.port}", "service.wsgi:app"],
+            env=stack_env(self.settings), stdout=open(self.logs / "api.log", "ab"), stderr=subprocess.STDOUT,
+            start_new_session=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{self.url}/health", timeout=5).status_code == 200:
+                    return
+            except requests.RequestException:
+                time.sleep(0.1)
+        raise RuntimeError("the API did not come up; see api.log")
+
+    def start_worker(self, name: str, **env: str) -> subprocess.Popen:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker", "--name", name],
+            env=stack_env(self.settings, **env), stdout=open(self.logs / f"{name}.log", "ab"),
+            stderr=subprocess.STDOUT, start_new_session=True)
+        self.workers.append(process)
+        return process
+
+    def kill(self, process: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
+        """Kill a process and everything it started (RQ's scheduler runs as a child)."""
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=20)
+
+    def stop(self) -> None:
+        for process in [*self.workers, *([self.api] if self.api else [])]:
+            if process.poll() is None:
+                self.kill(process, signal.SIGTERM)
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        all_headers = dict(headers or {})
+        if token:
+            all_headers["Authorization"] = f"Bearer {token}"
+        response = requests.request(method, f"{self.url}{path}", json=body, headers=all_headers, timeout=30)
+        return response.status_code, response.json()
