@@ -11,6 +11,7 @@ from typing import Any
 
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.extreme_ways import bots, rules, views
+from engines.extreme_ways import report as reports
 from engines.extreme_ways.schemas import (
     BidSchema,
     BuyGoldSchema,
@@ -451,6 +452,13 @@ class ExtremeWays(Engine):
 
     def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
         return views.legal_actions(state, player_id, self.phase(state))
+
+    def report(self, state: State, round: int | None = None, fmt: str = "json", viewer: Viewer = None) -> JSON:
+        """The GM's forum post of an auction (rounds 1..N) or the results (round N+1).
+
+        Public facts only, so every viewer gets the same report.
+        """
+        return reports.render(state, round, fmt)
 
     def bot_action(self, state: State, actor: str, rng: Rng) -> JSON | None:
         if actor == GM:
