@@ -9,6 +9,7 @@ re-schedules itself.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from datetime import datetime
 
@@ -61,6 +62,15 @@ def resolve_phase(ctx: Context, game_id: str, number: int) -> str:
     return "gave up after repeated conflicts"
 
 
+def _fault_point(ctx: Context, game_id: str) -> None:
+    """Fault injection for the kill tests: with ARBITER_FAULT_PAUSE_BEFORE_APPEND set,
+    mark the game and stall between computing an outcome and recording it."""
+    pause = os.environ.get("ARBITER_FAULT_PAUSE_BEFORE_APPEND")
+    if pause:
+        ctx.redis.set(f"arbiter:{{{game_id}}}:fault", "resolving")
+        time.sleep(float(pause))
+
+
 def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: str, now: datetime) -> None:
     game_id = record["game_id"]
     seed = ctx.store.private_field(game_id, "seed")
@@ -77,6 +87,7 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
         data["next"] = phase_spec(record, following.name, number + 1, now)
         deadlines.set_due(ctx.redis, game_id, clock.parse(data["next"]["deadline"]))
     event = seal(record["seq"] + 1, record["head_hash"], "phase.resolved", ARBITER_ACTOR, data)
+    _fault_point(ctx, game_id)
     ctx.store.append(game_id, event)
     log.info("game %s phase %s resolved (%s)", game_id, number, trigger)
     if following is None:
