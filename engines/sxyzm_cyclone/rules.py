@@ -83,8 +83,9 @@ def move_error(state: State, colour: str, move: Move) -> tuple[str, str] | None:
     if cube_colour(cube) != colour:
         return RULE_OWN_CUBE, f"{cube} is not a {colour} cube"
     if toward not in targets(state, colour):
-        reason = "your own base" if toward == colour else f"the {toward} path is closed (not in play)"
-        return RULE_TOWARD, f"cannot move toward {reason}"
+        if toward == colour:
+            return RULE_TOWARD, "a cube cannot move toward its own base"
+        return RULE_TOWARD, f"{toward} is not in play, so the path to the {toward} base is closed"
     if is_finished(state, cube):
         return RULE_FINISHED, f"{cube} has finished and is out of play"
     if not is_movable(state, cube):
