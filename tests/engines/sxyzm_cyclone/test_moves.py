@@ -191,3 +191,15 @@ def test_rule_a_player_with_no_movable_cube_loses_the_turns_actions() -> None:
     outcome, _ = run_phase(ENGINE, start, "s", 1)
     assert outcome["public"]["source"] == "no movable cube"
     assert state["current"] == "yellow"
+
+
+def test_ruling_own_cubes_count_for_stacking_and_pushing() -> None:
+    start = board(game(2, rolls=[1]), {"blue:4": ["blue-1"], "blue:5": ["blue-2", "blue-3"]})
+    state = play(start, "p1", ("blue-1", "yellow"))
+    assert state["spaces"] == {"blue:2": ["blue-2", "blue-3", "blue-1"]}
+
+
+def test_ruling_a_cube_may_turn_toward_another_base_in_play() -> None:
+    start = board(game(3, rolls=[1]), {"yellow:3": ["blue-1"]})
+    state = play(start, "p1", ("blue-1", "green"))
+    assert state["spaces"] == {"yellow:4": ["blue-1"]}

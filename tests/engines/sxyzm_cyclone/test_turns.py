@@ -165,3 +165,27 @@ def test_view_shows_every_cube_stacks_bottom_to_top_and_bases() -> None:
     assert view["bases"]["yellow"] == {"home": home, "finished": ["blue-2"]}
     assert "centre [yellow-1,blue-1]  (stacks are listed bottom to top)" in view["diagram"]
     assert len(view["cubes"]) == 10
+
+
+def test_ruling_an_ejected_players_cubes_stay_as_obstacles() -> None:
+    start = board(game(3, rolls=[1]), {"blue:7": ["blue-1"], "centre": ["yellow-1", "yellow-2"]})
+    state = ENGINE.eject(start, "p2")
+    state = play(state, "p1", ("blue-1", "yellow"))
+    assert state["spaces"] == {"blue:5": ["yellow-1", "yellow-2", "blue-1"]}
+    assert ENGINE.view(state, None)["players"][1]["ejected"] is True
+
+
+def test_ruling_win_conditions_count_the_players_at_the_start() -> None:
+    """With green ejected, blue and yellow still play for three cubes in one base (not five)."""
+    start = board(game(3, rolls=[1]), {"yellow:1": ["blue-1"]}, bases={"yellow": ["blue-2", "blue-3"]})
+    state = ENGINE.eject(start, "p3")
+    _, state = turn(state, "p1", ("blue-1", "yellow"))
+    assert ENGINE.result(state)["winners"] == ["p1"]
+
+
+def test_ruling_first_colour_not_in_play_is_drawn_instead() -> None:
+    assert game(2, first_colour="red")["current"] in ("blue", "yellow")
+
+
+def test_gm_view_shows_the_current_players_legal_moves() -> None:
+    assert ENGINE.view(game(2), "gm")["legal_moves"]["roll"] == 6
