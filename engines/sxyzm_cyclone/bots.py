@@ -5,6 +5,7 @@ from typing import Any
 
 from engines.rng import Rng
 from engines.sxyzm_cyclone.rules import Move, legal_moves, play_move, winners, working_copy
+from engines.sxyzm_cyclone.turns import active_colours
 
 State = dict[str, Any]
 
@@ -12,7 +13,7 @@ State = dict[str, Any]
 def random_moves(state: State, colour: str, count: int, rng: Rng) -> list[Move]:
     """Up to ``count`` actions, each drawn uniformly from the legal moves of the position
     left by the previous ones; stops early when no cube can move or someone has won."""
-    board = working_copy(state)
+    board, candidates = working_copy(state), active_colours(state)
     moves: list[Move] = []
     for _ in range(count):
         options = legal_moves(board, colour)
@@ -21,6 +22,6 @@ def random_moves(state: State, colour: str, count: int, rng: Rng) -> list[Move]:
         move = dict(rng.choice(options))
         play_move(board, colour, move)
         moves.append(move)
-        if winners(board, list(board["colours"])):
+        if winners(board, candidates):
             break
     return moves

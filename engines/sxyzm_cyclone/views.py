@@ -15,7 +15,10 @@ def prompt(state: State) -> str:
     colour = state["current"]
     name = _name(state, turns.player_of(state, colour))
     roll = state["roll"]
-    return f"Turn {state['turn']}: {name} ({colour}) rolled {roll}; send up to {roll} moves."
+    opening = f"Turn {state['turn']}: {name} ({colour}) rolled {roll}"
+    if not rules.movable_cubes(state, colour):
+        return f"{opening}; no {colour} cube can move, so the actions are lost."
+    return f"{opening}; send up to {roll} moves."
 
 
 def view(state: State, hint: JSON | None, result: JSON | None) -> JSON:
