@@ -12,7 +12,7 @@ from typing import Any
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.rng import Rng
 from engines.sxyzm_cyclone import rules, turns, views
-from engines.sxyzm_cyclone.board import cube_name, next_toward, space
+from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, space
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
 
@@ -74,7 +74,7 @@ class SxyzmCyclone(Engine):
             "path_length": options["path_length"],
             "colours": colours,
             "players": [{"id": p["id"], "name": p["name"], "colour": seats[p["id"]]} for p in players],
-            "spaces": {space(c, n): [cube_name(c, n)] for c in colours for n in range(1, 6)},
+            "spaces": {space(c, n): [cube_name(c, n)] for c in colours for n in range(1, CUBES_PER_PLAYER + 1)},
             "bases": {c: [] for c in colours},
             "turn": 1,
             "current": public["first"],
@@ -88,6 +88,7 @@ class SxyzmCyclone(Engine):
 
     # -- phases and orders -----------------------------------------------------
     def phase(self, state: State) -> Phase | None:
+        """The current player's turn; nobody is awaited when they cannot move or were ejected."""
         if state["over"]:
             return None
         player = turns.player_of(state, state["current"])
@@ -210,6 +211,7 @@ class SxyzmCyclone(Engine):
         return views.view(state, hint, self.result(state))
 
     def result(self, state: State) -> JSON | None:
+        """Winners and each player's finished cubes per base, once the game is over."""
         return views.result(state) if state["over"] else None
 
     def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
