@@ -57,6 +57,7 @@ class EmbeddedRedis:
 
 def start(directory: Path, port: int | None = None, *, aof: bool = True, fsync: str = "everysec") -> EmbeddedRedis:
     """Start redis-server bound to 127.0.0.1 with its data in ``directory``."""
+    directory = directory.resolve()  # redis-server changes into --dir before opening its log
     directory.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
     args = [find_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),

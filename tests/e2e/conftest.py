@@ -12,8 +12,8 @@ from tests.e2e.stack import Stack
 @pytest.fixture()
 def stack(settings: Settings, tmp_path: Path) -> Iterator[Stack]:
     live = Stack(settings, tmp_path)
-    live.start_api()
     try:
+        live.start_api()
         yield live
     finally:
         live.stop()

@@ -1,0 +1,12 @@
+FROM python:3.11-slim
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY service service
+COPY eventlog eventlog
+COPY engines engines
+COPY workers workers
+COPY replays replays
+RUN pip install --no-cache-dir . && useradd --create-home arbiter
+USER arbiter
+EXPOSE 8000
+CMD ["arbiter", "api", "--host", "0.0.0.0", "--port", "8000"]
