@@ -51,7 +51,7 @@ class GoldenStrider(Engine):
         {"options": {"race_length": 40}, "players": 6},
         {"options": {"race_length": 35}, "players": 8},
         {"options": {"race_length": 30, "seven_turn_rule": "at_expiry"}, "players": 10},
-        {"options": {"variant": "steeplechase", "race_length": 42}, "players": 8},
+        {"options": {"variant": "steeplechase", "race_length": 35}, "players": 8},
         {"options": {"variant": "tarnished", "race_length": 40}, "players": 4,
          "fields": [{"runners": [f"Athlete {i}a", f"Athlete {i}b"]} for i in range(1, 5)]},
         {"options": {"variant": "robot"}, "players": 8},
