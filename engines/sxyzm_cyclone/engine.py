@@ -74,7 +74,9 @@ class SxyzmCyclone(Engine):
             "path_length": options["path_length"],
             "colours": colours,
             "players": [{"id": p["id"], "name": p["name"], "colour": seats[p["id"]]} for p in players],
-            "spaces": {space(c, n): [cube_name(c, n)] for c in colours for n in range(1, CUBES_PER_PLAYER + 1)},
+            "spaces": {
+                space(c, n): [cube_name(c, n)] for c in colours for n in range(1, CUBES_PER_PLAYER + 1)
+            },
             "bases": {c: [] for c in colours},
             "turn": 1,
             "current": public["first"],
