@@ -8,13 +8,14 @@ from engines.rng import Rng
 
 def bot_action(state: State, actor: str, phase: Phase | None, rng: Rng) -> JSON | None:
     """Bid, pass or buy gold; submit random options (sometimes leaving rounds to chance,
-    sometimes rebounding); vote for a random tied player."""
+    sometimes rebounding); vote for a random tied player.  Bots sometimes send nothing,
+    so the defaults for missing orders are played too."""
     if phase is None or actor not in phase.actors:
         return None
     if phase.name == "bidding":
-        return _bidding(state, actor, rng)
+        return None if rng.below(4) == 0 else _bidding(state, actor, rng)  # some miss the deadline
     if phase.name == "moving":
-        return _moving(state, actor, phase, rng)
+        return None if rng.below(6) == 0 else _moving(state, actor, phase, rng)
     return {"type": "ec_vote", "player_id": rng.choice(state["elimination"]["candidates"])}
 
 

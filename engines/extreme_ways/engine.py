@@ -127,7 +127,11 @@ class ExtremeWays(Engine):
             "names": {p["id"]: p["name"] for p in players},
             "ejected": [],
             "rounds": copy.deepcopy(setup["public"]["rounds"]),
-            "secret_rounds": copy.deepcopy(setup["secret"]["rounds"]),
+            # true moves and packet splits; packets are derived (rules.round_packets)
+            "secret_rounds": [
+                {"round": s["round"], "true": dict(s["true"]), "split": dict(s["split"])}
+                for s in setup["secret"]["rounds"]
+            ],
             "stage": "bidding",
             "round": 1,
             "gold": {p: options["starting_gold"] for p in ids},
@@ -281,7 +285,8 @@ class ExtremeWays(Engine):
         active = active_players(state)
         bids = {p: a for p, a in state["bids"].items() if a is not None and p in active}
         awarded = rules.award_packets(bids)
-        packets = state["secret_rounds"][number - 1]["packets"]
+        packets = rules.round_packets(state["rounds"][number - 1]["options"],
+                                      state["secret_rounds"][number - 1])
         packet_of = {p: k for k, winners in awarded.items() for p in winners}
         paid = {p: bids[p] for p in packet_of}
         leftover = rules.leftover_packets(awarded) if state["options"]["reveal_leftover_packets"] else []
@@ -453,7 +458,9 @@ class ExtremeWays(Engine):
     def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
         return views.legal_actions(state, player_id, self.phase(state))
 
-    def report(self, state: State, round: int | None = None, fmt: str = "json", viewer: Viewer = None) -> JSON:
+    def report(
+        self, state: State, round: int | None = None, fmt: str = "json", viewer: Viewer = None
+    ) -> JSON:
         """The GM's forum post of an auction (rounds 1..N) or the results (round N+1).
 
         Public facts only, so every viewer gets the same report.

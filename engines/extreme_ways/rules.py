@@ -82,6 +82,13 @@ def packet_contents(
     }
 
 
+def round_packets(
+    options: Mapping[str, Sequence[Move]], secret: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """A round's Info Packets from its public options and its secret true moves and split."""
+    return packet_contents(options, secret["true"], secret["split"])
+
+
 # -- the auction ---------------------------------------------------------------------
 def award_packets(bids: Mapping[str, int]) -> dict[str, list[str]]:
     """Rank bids by distinct amount: the highest amount's bidders share Packet 1, the next

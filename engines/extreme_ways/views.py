@@ -79,7 +79,10 @@ def _everything(state: State) -> JSON:
             {"round": s["round"], "true": {x: r["options"][x][s["true"][x]] for x in rules.OPTIONS}}
             for r, s in zip(state["rounds"], state["secret_rounds"])
         ],
-        "packets": [{"round": s["round"], "packets": s["packets"]} for s in state["secret_rounds"]],
+        "packets": [
+            {"round": s["round"], "packets": rules.round_packets(r["options"], s)}
+            for r, s in zip(state["rounds"], state["secret_rounds"])
+        ],
         "bids": dict(state["bids"]),
         "auctions": [a["secret"] for a in state["auctions"]],
         "gold": dict(state["gold"]),

@@ -5,7 +5,7 @@ import pytest
 from marshmallow import ValidationError
 
 from engines.contract import GM, RuleError
-from engines.extreme_ways import ENGINE
+from engines.extreme_ways import ENGINE, rules
 
 from tests.engines.extreme_ways.helpers import act, example_round, new_game, resolve
 
@@ -64,7 +64,7 @@ def test_rule_players_may_choose_not_to_bid_pass_replaces_a_bid() -> None:
 def test_clarification_bids_4_3_2_1_receive_packets_1_2_3_4_in_a_game() -> None:
     state = _bid_all(new_game(4), {"p1": 4, "p2": 3, "p3": 2, "p4": 1})
     outcome, after = resolve(state)
-    packets = state["secret_rounds"][0]["packets"]
+    packets = rules.round_packets(state["rounds"][0]["options"], state["secret_rounds"][0])
     for player, packet in (("p1", "1"), ("p2", "2"), ("p3", "3"), ("p4", "4")):
         assert outcome["private"][player]["packet"] == packet
         assert outcome["private"][player]["contents"] == packets[packet]
@@ -107,7 +107,7 @@ def test_mm_winner_decision_winners_and_amounts_revealed() -> None:
 def test_addendum_leftover_packets_are_publicly_revealed() -> None:
     state = _bid_all(new_game(3, {"bidding_rounds": 1, "rounds": [example_round()]}), {"p1": 3, "p2": 3})
     outcome, after = resolve(state)
-    packets = state["secret_rounds"][0]["packets"]
+    packets = rules.round_packets(state["rounds"][0]["options"], state["secret_rounds"][0])
     assert outcome["public"]["revealed_packets"] == {k: packets[k] for k in ("2", "3", "4")}
     assert ENGINE.view(after, None)["auctions"][0]["revealed_packets"]["4"] == packets["4"]
 
