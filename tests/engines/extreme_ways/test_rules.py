@@ -162,3 +162,17 @@ def test_rule_ec_vote_plurality() -> None:
     assert rules.most_voted({"v1": "a", "v2": "a", "v3": "b"}, ["a", "b"]) == ["a"]
     assert rules.most_voted({"v1": "a", "v2": "b"}, ["a", "b"]) == ["a", "b"]
     assert rules.most_voted({}, ["a", "b"]) == ["a", "b"]
+
+
+def test_clarification_winning_more_than_two_directions_earns_that_many_tokens() -> None:
+    tokens = rules.tokens_of_life({"a": [9, 9], "b": [0, 0], "c": [0, -1], "d": [-1, 0]})
+    assert rules.tokens_per_player(tokens, ["a", "b", "c", "d"])["a"] == 2
+    tokens = rules.tokens_of_life({"a": [9, -9], "b": [1, 1], "c": [1, 1]})
+    assert tokens == {"highest_x": "a", "lowest_x": "a", "highest_y": "a", "lowest_y": "a"}
+    assert rules.tokens_per_player(tokens, ["a", "b", "c"]) == {"a": 4, "b": 0, "c": 0}
+
+
+def test_rule_the_order_of_the_moves_in_each_option_is_randomised() -> None:
+    """The true move's position among the four candidates is uniform, not fixed."""
+    seen = {rules.generate_round(Rng("order", n), 5)["true"]["A"] for n in range(40)}
+    assert seen == {0, 1, 2, 3}

@@ -72,3 +72,13 @@ def test_eject_during_bidding_drops_the_bid_and_the_player() -> None:
     with pytest.raises(RuleError) as err:
         act(state, "p2", {"type": "pass"})
     assert err.value.status == 409
+
+
+def test_rule_gold_pieces_and_rebound_tokens_cannot_be_traded() -> None:
+    """There is no order to give gold or a Rebound Token to another player."""
+    assert sorted(ENGINE.actions) == ["bid", "buy_gold", "ec_vote", "gm.set_garnets", "move", "pass"]
+
+
+def test_mm_for_12_players_2_to_24_accepted() -> None:
+    assert (ENGINE.meta.min_players, ENGINE.meta.max_players) == (2, 24)
+    assert ENGINE.simulation_cases[0]["players"] == 12
