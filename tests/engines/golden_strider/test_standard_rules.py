@@ -230,7 +230,7 @@ def test_rule_12_restitution_paid_first_next_round() -> None:
         state = with_runner(state, rid, square=square)
     for i in range(1, 7):
         state = order(state, f"p{i}", card="6/0", move=0, bank=6)
-    state = order(state, "p6", card="6/0", move=3, bank=3)  # 15 -> 18: level 3rd? no: 18 ties r3
+    state = order(state, "p6", card="6/0", move=3, bank=3)  # 15 -> 18: 6th -> 3rd equal with r3
     outcome, state = resolve(state)
     assert row(outcome, "r6")["P"] == 3 and row(outcome, "r6")["O"] == 3
     state = order(state, "p6", card="6/1", move=1, bank=2)  # the net split after 3 restitution
@@ -276,7 +276,7 @@ def test_rule_14_referee_plays_an_expiring_card_as_no_move_received() -> None:
 
 
 def test_rule_15_report_row_follows_the_rulebook_layout() -> None:
-    """Steve Ovett 6/0 6/0 6/0 6/0 6/0 8/1 - 3 3 8 3 4 - : round one, 4th place."""
+    """The rulebook's row "Steve Ovett 6/0 6/0 6/0 6/0 6/0 8/1 - 3 3 8 3 4 -": round one, 4th."""
     state = new_game(6)
     state = order(state, "p1", cards=[6, 6, 6, 6, 6], card="6/0", move=3, bank=3)
     state = order(state, "p2", cards=[6, 6, 6, 6, 6], card="6/0", move=4, bank=2)

@@ -1,0 +1,73 @@
+"""Steeplechase variant: barriers, water jumps, trips and their penalties."""
+from __future__ import annotations
+
+from engines.golden_strider import rules
+
+from .helpers import mid_race, order, resolve, row, runner, with_runner
+
+STEEPLE = {"variant": "steeplechase"}
+COURSE = {10: 1, 30: 1, 40: 1, 60: 1, 20: 2, 50: 2}
+
+
+def test_steeplechase_course_barriers_and_water_jumps() -> None:
+    assert rules.obstacle_map({"variant": "steeplechase", "barriers": [10, 30, 40, 60], "water_jumps": [20, 50]}) == COURSE
+    assert mid_race(6, 3, STEEPLE)["race_length"] == 70
+
+
+def test_steeplechase_example_three_points_clear_the_water_jump_from_19() -> None:
+    """"A runner on square 19 would need to use three movement points to reach square 20."""
+    assert rules.run(19, 3, COURSE) == (20, None)
+
+
+def test_steeplechase_example_two_points_from_19_trip_with_penalty_two() -> None:
+    """"If only two movement points were paid from square 19, the total penalty would be two.\""""
+    square, trip = rules.run(19, 2, COURSE)
+    assert square == 20 and trip == {"square": 20, "unpaid": 1, "penalty": 2}
+
+
+def test_steeplechase_extra_points_are_not_forward_movement() -> None:
+    assert rules.run(8, 6, COURSE) == (13, None)   # barrier at 10 costs one point
+    assert rules.run(18, 6, COURSE) == (22, None)  # water jump at 20 costs two
+
+
+def test_steeplechase_trip_penalty_comes_off_the_replacement_card() -> None:
+    state = with_runner(mid_race(7, 3, STEEPLE), "r1", square=19)
+    for i in range(2, 8):
+        state = with_runner(state, f"r{i}", square=30)
+    state = order(state, "p1", card="6/0", move=2, bank=4)  # 19 -> 20, one point short
+    outcome, after = resolve(state)
+    got = row(outcome, "r1")
+    # 2 x 4 banked + 0 bonus (7th of seven) = 8, less the penalty of two
+    assert got["trip"] == {"square": 20, "unpaid": 1, "penalty": 2}
+    assert (got["S"], got["R"], got["O"]) == (20, 6, 0)
+
+
+def test_steeplechase_penalty_larger_than_the_card_is_paid_next_turn_as_restitution() -> None:
+    state = with_runner(mid_race(7, 3, STEEPLE), "r1", square=19, cards=["1/0", "6/0", "6/0", "6/1", "6/2"])
+    for i in range(2, 8):
+        state = with_runner(state, f"r{i}", square=30)
+    state = order(state, "p1", card="1/0", move=1, bank=0)  # 19 -> 20 paying nothing: penalty 1 + 2
+    outcome, after = resolve(state)
+    got = row(outcome, "r1")
+    assert got["trip"]["penalty"] == 3 and got["R"] == 0 and got["O"] == 3
+    assert runner(after, "r1")["owed"] == 3
+
+
+def test_steeplechase_tripped_runner_does_not_jump_the_obstacle_again() -> None:
+    assert rules.run(20, 3, COURSE) == (23, None)
+    state = with_runner(mid_race(6, 3, STEEPLE), "r1", square=20)
+    outcome, _ = resolve(order(state, "p1", card="6/0", move=6, bank=0))
+    assert row(outcome, "r1")["S"] == 26 and "trip" not in row(outcome, "r1")
+
+
+def test_steeplechase_ending_on_a_cleared_obstacle_is_no_trip() -> None:
+    assert rules.run(9, 2, COURSE) == (10, None)
+    assert rules.run(9, 1, COURSE) == (10, {"square": 10, "unpaid": 1, "penalty": 2})
+
+
+def test_steeplechase_trip_shows_in_the_report_notes() -> None:
+    from engines.golden_strider import ENGINE
+
+    state = with_runner(mid_race(7, 3, STEEPLE), "r1", square=19)
+    _, after = resolve(order(state, "p1", card="6/0", move=2, bank=4))
+    assert "tripped at 20 (-2)" in ENGINE.report(after, None, "text")
