@@ -1,0 +1,45 @@
+"""The OpenAPI document and the replay endpoint."""
+from __future__ import annotations
+
+from flask import Flask
+
+from service.app import create_app
+from service.context import Context
+from tests.platform.conftest import Game
+from tests.platform.helpers import Api
+
+
+def test_openapi_lists_every_route_the_app_serves(api: Api, ctx: Context) -> None:
+    status, doc = api.get("/openapi.json")
+    assert status == 200 and doc["openapi"].startswith("3.")
+    app: Flask = create_app(ctx)
+    served = {rule.rule.replace("<game_id>", "{game_id}") for rule in app.url_map.iter_rules()
+              if rule.rule.startswith("/v1/") and rule.rule != "/v1/openapi.json"}
+    assert served == set(doc["paths"])
+    actions = doc["components"]["schemas"]["Action"]["oneOf"]
+    refs = {a["$ref"].rsplit("/", 1)[1] for a in actions}
+    assert {"extreme-ways.bid", "gm.pause", "gm.eject"} <= refs
+    bid = doc["components"]["schemas"]["extreme-ways.bid"]
+    assert "amount" in bid["properties"] and "type" in bid["required"]
+
+
+def test_every_error_response_is_documented_with_the_error_schema(api: Api) -> None:
+    doc = api.get("/openapi.json")[1]
+    for path, operations in doc["paths"].items():
+        for method, operation in operations.items():
+            for code, response in operation["responses"].items():
+                if code.startswith("4"):
+                    assert response["content"]["application/json"]["schema"]["$ref"].endswith("/Error"), (path, code)
+
+
+def test_replay_gives_the_callers_view_after_each_event(api: Api, game: Game) -> None:
+    api.post(game.path("/actions"), {"type": "bid", "amount": 9}, token=game.tokens["p2"])
+    status, body = api.get(game.path("/replay"), game.tokens["p1"])
+    assert status == 200
+    assert [f["seq"] for f in body["frames"]] == list(range(1, 8))
+    assert body["frames"][0]["view"]["status"] == "signup"
+    assert body["frames"][-1]["event"]["data"]["sealed"] is True
+    status, one = api.get(game.path("/replay?at=6"), game.tokens["p1"])
+    assert status == 200 and one["seq"] == 6 and one["view"]["status"] == "running"
+    status, mine = api.get(game.path("/replay?at=7"), game.tokens["p2"])
+    assert mine["event"]["data"]["action"]["amount"] == 9
