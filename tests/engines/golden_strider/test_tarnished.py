@@ -1,0 +1,195 @@
+"""Tarnished variant: managers of two runners, drugs, accusations and scoring."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+from marshmallow import ValidationError
+
+from engines.contract import GM, RuleError
+from engines.driver import submit
+from engines.golden_strider import ENGINE, rules
+
+from .helpers import new_game, order, resolve, row, runner, with_runner
+
+TARNISHED = {"variant": "tarnished"}
+TEAMS = [
+    {"runners": ["Annabelle Icksteroid", "Lucas A. Doughnley"]},
+    {"runners": ["Sandra Loan", "Steve Roids"]},
+    {"runners": ["Non Chi Ting", "Jeff O'Dreen"]},
+    {"runners": ["Mary-Joanna Plant", "Colleen McClean"]},
+]
+
+
+def tarnished(managers: int = 3, options: dict | None = None) -> dict:
+    return new_game(managers, {**TARNISHED, **(options or {})}, TEAMS[:managers])
+
+
+def test_tarnished_managers_have_two_runners_each() -> None:
+    state = tarnished(3)
+    assert [r["owner"] for r in state["runners"]] == ["p1", "p1", "p2", "p2", "p3", "p3"]
+    with pytest.raises(RuleError):
+        new_game(6, TARNISHED)  # 3-5 managers
+
+
+def test_tarnished_example_orders_are_expressible() -> None:
+    """Annabelle Icksteroid Enduron 7/0, 7/0, 6/0, 6/0, 6/0 play 6/0 M3 B3(+1);
+    Lucas A. Doughnley Clean 9/0, 8/0, 5/0, 4/0, 4/0 play 5/0 M1 B4."""
+    state = tarnished(3)
+    state = order(state, "p1", runner="Annabelle Icksteroid", drug="enduron", cards=[7, 7, 6, 6, 6],
+                  card="6/0", move=3, bank=3)
+    state = order(state, "p1", runner="Lucas A. Doughnley", drug="clean", cards=[9, 8, 5, 4, 4],
+                  card="5/0", move=1, bank=4)
+    assert "p1" not in ENGINE.phase(state).awaiting
+    outcome, after = resolve(state)
+    annabelle, lucas = row(outcome, "r1"), row(outcome, "r2")
+    assert (annabelle["M"], annabelle["B"]) == (3, 3)  # the report shows the order, not the drug
+    bonus = rules.positional_bonus(annabelle["P"], 6)
+    assert annabelle["R"] == min(10, 2 * (3 + 1) + bonus)
+    assert lucas["R"] == min(10, 2 * 4 + rules.positional_bonus(lucas["P"], 6))
+    assert runner(after, "r1")["drug"] == "enduron"
+
+
+def test_tarnished_results_table_ties_share_a_position() -> None:
+    """The rulebook's table: four runners on 36 are all 1st, the next is 5th."""
+    squares = {"a": 36, "b": 36, "c": 36, "d": 36, "e": 32, "f": 31, "g": 28, "h": 25}
+    assert list(rules.positions(squares).values()) == [1, 1, 1, 1, 5, 6, 7, 8]
+
+
+def test_tarnished_enduron_starting_cards_total_32_none_over_10() -> None:
+    state = tarnished(3)
+    order(state, "p1", runner="r1", drug="enduron", cards=[10, 10, 6, 6, 0], card="0/0")
+    with pytest.raises(RuleError) as err:
+        order(state, "p1", runner="r1", drug="enduron", cards=[6, 6, 6, 6, 6], card="6/0")
+    assert err.value.rule == "rule 2"
+    with pytest.raises(ValidationError):
+        order(state, "p1", runner="r1", drug="enduron", cards=[12, 10, 10, 0, 0], card="0/0")
+    with pytest.raises(RuleError):
+        order(state, "p1", runner="r2", drug="clean", cards=[10, 10, 6, 6, 0], card="0/0")
+
+
+def test_tarnished_enduron_replacement_still_capped_at_ten() -> None:
+    state = order(tarnished(3), "p1", runner="r1", drug="enduron", cards=[7, 7, 6, 6, 6], card="6/0", bank=5)
+    assert row(resolve(state)[0], "r1")["R"] == 10
+
+
+def test_tarnished_energiza_adds_zero_to_two_movement() -> None:
+    state = order(tarnished(3), "p1", runner="r1", drug="energiza", cards=[6] * 5, card="6/0",
+                  move=6, bank=0, energiza=2)
+    got = row(resolve(state)[0], "r1")
+    assert got["M"] == 6 and got["S"] == 8  # total move can exceed 10; M shows the card only
+    with pytest.raises(RuleError):
+        order(tarnished(3), "p1", runner="r1", drug="energiza", cards=[6] * 5, card="6/0", energiza=3)
+    with pytest.raises(RuleError) as err:
+        order(tarnished(3), "p1", runner="r1", drug="clean", cards=[6] * 5, card="6/0", energiza=1)
+    assert err.value.rule == "tarnished: energiza"
+
+
+def _energiza_near_the_line(options: dict | None = None) -> dict:
+    state = copy.deepcopy(tarnished(3, options))
+    state["round"] = 12
+    for r in state["runners"]:
+        r["cards"] = [{"value": 6, "turn": t} for t in range(7, 12)]
+        r["drug"] = "clean"
+    state = with_runner(state, "r1", drug="energiza", square=57)
+    return state
+
+
+def test_tarnished_energiza_finishing_boost_when_crossing_the_line() -> None:
+    state = order(_energiza_near_the_line(), "p1", runner="r1", card="6/7", move=1, bank=5, boost=4)
+    outcome, after = resolve(state)
+    assert row(outcome, "r1")["S"] == 62 and outcome["secret"]["drugs"]["r1"]["boost"] == 4
+    assert runner(after, "r1")["boost_used"] is True
+
+
+def test_tarnished_energiza_boost_past_post_mode_only_adds_distance_past_the_post() -> None:
+    state = _energiza_near_the_line({"energiza_boost_mode": "past_post"})
+    outcome, _ = resolve(order(state, "p1", runner="r1", card="6/7", move=1, bank=5, boost=4))
+    assert row(outcome, "r1")["S"] == 58  # did not cross: the boost is kept
+    outcome, _ = resolve(order(state, "p1", runner="r1", card="6/7", move=3, bank=3, boost=4))
+    assert row(outcome, "r1")["S"] == 64
+
+
+def test_tarnished_energiza_boost_only_once() -> None:
+    state = with_runner(_energiza_near_the_line(), "r1", boost_used=True)
+    with pytest.raises(RuleError):
+        order(state, "p1", runner="r1", card="6/7", move=1, bank=5, boost=4)
+
+
+def test_tarnished_drugs_are_secret_until_testing() -> None:
+    state = order(tarnished(3), "p1", runner="r1", drug="energiza", cards=[6] * 5, card="6/0", energiza=2)
+    outcome, after = resolve(state)
+    assert "drugs" not in outcome["public"] and outcome["private"]["p1"]["drugs"]["r1"]["drug"] == "energiza"
+    for viewer in (None, "p2"):
+        view = ENGINE.view(after, viewer)
+        assert "energiza" not in str(view)
+    assert ENGINE.view(after, "p1")["you"]["drugs"]["r1"] == "energiza"
+    assert ENGINE.view(after, GM)["gm"]["drugs"]["r1"] == "energiza"
+    assert "energiza" not in str(ENGINE.report(after, None, "json"))
+
+
+def _finished(drugs: dict[str, str], squares: dict[str, int]) -> dict:
+    state = copy.deepcopy(tarnished(3))
+    for r in state["runners"]:
+        r.update(drug=drugs.get(r["id"], "clean"), square=squares[r["id"]], cards=[])
+    state.update(stage="accusation", race_over=True)
+    return state
+
+
+def _accuse(state: dict, accusations: dict[str, str | None]) -> dict:
+    for player, accused in accusations.items():
+        state = submit(ENGINE, state, player, {"type": "accuse", "runner": accused})
+    return resolve(state)[1]
+
+
+def test_tarnished_accused_cheats_are_disqualified_and_the_rest_move_up() -> None:
+    squares = {"r1": 62, "r2": 50, "r3": 58, "r4": 40, "r5": 55, "r6": 30}
+    state = _accuse(_finished({"r1": "energiza"}, squares), {"p2": "Annabelle Icksteroid"})
+    result = ENGINE.result(state)
+    places = {r["runner"]: r["place"] for r in result["runners"]}
+    assert places["r1"] is None and places["r3"] == 1 and places["r5"] == 2
+    scores = {m["player"]: m for m in result["managers"]}
+    # default points 10 8 6 5 4: p2 = r3 1st (10) + r4 4th (5) + 1 for the disqualification
+    assert scores["p2"]["score"] == 16 and scores["p2"]["accusation"] == 1
+    assert scores["p1"]["score"] == 6  # r2 3rd only
+    assert result["winners"] == ["p2"]
+
+
+def test_tarnished_accusing_a_clean_runner_costs_one_point() -> None:
+    squares = {"r1": 62, "r2": 50, "r3": 58, "r4": 40, "r5": 55, "r6": 30}
+    state = _accuse(_finished({}, squares), {"p3": "r1", "p1": None})
+    scores = {m["player"]: m for m in ENGINE.result(state)["managers"]}
+    assert scores["p3"]["accusation"] == -1 and scores["p1"]["accusation"] == 0
+
+
+def test_tarnished_default_is_to_accuse_nobody() -> None:
+    squares = {"r1": 62, "r2": 50, "r3": 58, "r4": 40, "r5": 55, "r6": 30}
+    state = _accuse(_finished({"r1": "enduron"}, squares), {})
+    result = ENGINE.result(state)
+    assert all(m["accused"] is None for m in result["managers"])
+    assert not any(r["disqualified"] for r in result["runners"])
+
+
+def test_tarnished_tie_goes_to_the_manager_with_the_highest_placed_runner() -> None:
+    # p1: 1st + 6th = 10 + 3 = 13; p2: 2nd + 4th = 8 + 5 = 13 -> p1 wins the tie
+    squares = {"r1": 62, "r2": 30, "r3": 58, "r4": 50, "r5": 55, "r6": 40}
+    state = _accuse(_finished({}, squares), {})
+    result = ENGINE.result(state)
+    assert [m["score"] for m in result["managers"][:2]] == [13, 13]
+    assert result["winners"] == ["p1"]
+
+
+def test_tarnished_scoring_table_is_an_option() -> None:
+    squares = {"r1": 62, "r2": 30, "r3": 58, "r4": 50, "r5": 55, "r6": 40}
+    state = _finished({}, squares)
+    state["options"]["place_points"] = [3, 2, 1]
+    result = ENGINE.result(_accuse(state, {}))
+    assert {m["player"]: m["score"] for m in result["managers"]} == {"p1": 3, "p2": 2, "p3": 1}
+
+
+def test_tarnished_cannot_accuse_your_own_athlete() -> None:
+    state = _finished({}, {"r1": 62, "r2": 30, "r3": 58, "r4": 50, "r5": 55, "r6": 40})
+    with pytest.raises(RuleError):
+        submit(ENGINE, state, "p1", {"type": "accuse", "runner": "Lucas A. Doughnley"})
+    with pytest.raises(RuleError):
+        submit(ENGINE, state, "p1", {"type": "accuse", "runner": "Nobody Atall"})
