@@ -7,10 +7,10 @@ Candidate is tied and someone may vote.  State is plain JSON; see ``initial_stat
 from __future__ import annotations
 
 import copy
-from typing import Any
 
-from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
-from engines.extreme_ways import bots, rules, views
+from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, State, Viewer
+from engines.extreme_ways import bots, orders, resolution, rules, views
+from engines.extreme_ways.players import active_players, ec_voters
 from engines.extreme_ways import report as reports
 from engines.extreme_ways.schemas import (
     BidSchema,
@@ -25,11 +25,6 @@ from engines.extreme_ways.schemas import (
 from engines.rng import Rng
 
 DAY = 86400
-
-
-def active_players(state: State) -> list[str]:
-    """Players still in the game (not ejected by the GM), in join order."""
-    return [p for p in state["players"] if p not in state["ejected"]]
 
 
 class ExtremeWays(Engine):
@@ -166,275 +161,25 @@ class ExtremeWays(Engine):
                 f"Submit one option (A-D) for each of the {len(state['rounds'])} rounds.",
             )
         if stage == "ec_vote":
-            voters = tuple(v for v in state["elimination"]["voters"] if v not in state["ejected"])
+            voters = tuple(ec_voters(state))
             return Phase(
                 "ec_vote", voters, tuple(v for v in voters if v not in state["votes"]), True, None,
                 "Token of Life holders: vote for the Elimination Candidate among the tied players.",
             )
         return None
 
-    # -- orders ------------------------------------------------------------------
+    # -- orders and resolutions -------------------------------------------------
     def validate(self, state: State, actor: str, action: JSON) -> None:
-        kind = action["type"]
-        if kind == "gm.set_garnets":
-            self._validate_set_garnets(state, action)
-            return
-        if actor not in state["players"]:
-            raise RuleError("players", "You are not a player in this game.", status=403)
-        if actor in state["ejected"]:
-            raise not_now("ejected", "You were removed from this game by the GM.")
-        wanted = {"bid": "bidding", "pass": "bidding", "buy_gold": "bidding", "move": "moving",
-                  "ec_vote": "ec_vote"}[kind]
-        if state["stage"] != wanted:
-            raise not_now("phase", f"{kind} is only allowed in the {wanted} phase; "
-                          f"it is {state['stage']} now.")
-        getattr(self, f"_validate_{kind}")(state, actor, action)
-
-    def _validate_bid(self, state: State, actor: str, action: JSON) -> None:
-        amount, gold = action["amount"], state["gold"][actor]
-        if amount < 1:
-            raise RuleError("positive bid", "A bid must be a positive integer; to bid nothing, pass.",
-                            {"amount": amount})
-        if amount > gold:
-            raise RuleError("gold", f"You bid {amount} gold pieces but hold only {gold}.",
-                            {"amount": amount, "gold": gold})
-
-    def _validate_pass(self, state: State, actor: str, action: JSON) -> None:
-        return None
-
-    def _validate_buy_gold(self, state: State, actor: str, action: JSON) -> None:
-        if not state["options"]["allow_buy_gold"]:
-            raise RuleError("garnets", "Buying gold pieces with garnets is off in this game.")
-        count, held = action["garnets"], state["garnets"][actor]
-        if count < 1:
-            raise RuleError("garnets", "Buy with a positive number of garnets.", {"garnets": count})
-        if count > held:
-            raise RuleError("garnets", f"You hold only {held} garnets.", {"garnets": count, "held": held})
-
-    def _validate_move(self, state: State, actor: str, action: JSON) -> None:
-        total = len(state["rounds"])
-        if len(action["options"]) != total:
-            raise RuleError("moving phase",
-                            f"Submit exactly one option (or null) for each of the {total} rounds.",
-                            {"options": len(action["options"])})
-        use = action["rebound"]
-        if use is None:
-            return
-        if not state["options"]["rebound_twist"]:
-            raise RuleError("rebound token", "The Rebound Token twist is not in play in this game.")
-        if not 1 <= use["round"] <= total:
-            raise RuleError("rebound token", f"The rebound round must be 1 to {total}.",
-                            {"round": use["round"]})
-        if use["player_id"] == actor or use["player_id"] not in active_players(state):
-            raise RuleError("rebound token", "Rebound about a different player who is still in the game.",
-                            {"player_id": use["player_id"]})
-
-    def _validate_ec_vote(self, state: State, actor: str, action: JSON) -> None:
-        phase = self.phase(state)
-        if phase is None or actor not in phase.actors:
-            raise not_now("elimination candidate",
-                          "Only Token of Life holders vote for the Elimination Candidate.")
-        if action["player_id"] not in state["elimination"]["candidates"]:
-            raise RuleError("elimination candidate", "Vote for one of the tied players.",
-                            {"candidates": list(state["elimination"]["candidates"])})
-
-    def _validate_set_garnets(self, state: State, action: JSON) -> None:
-        if action["player_id"] not in state["players"]:
-            raise RuleError("players", f"No player {action['player_id']!r} in this game.")
-        if state["stage"] == "over":
-            raise not_now("game over", "The game is over.")
+        orders.validate(state, actor, action)
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
-        """A new state sharing the untouched parts (orders are frequent; states are never mutated)."""
-        new = dict(state)
-        kind = action["type"]
-        if kind in ("bid", "pass"):
-            new["bids"] = {**state["bids"], actor: action["amount"] if kind == "bid" else None}
-        elif kind == "buy_gold":
-            gold = action["garnets"] * state["options"]["garnet_rate"]
-            new["garnets"] = {**state["garnets"], actor: state["garnets"][actor] - action["garnets"]}
-            new["gold"] = {**state["gold"], actor: state["gold"][actor] + gold}
-            bought = {"round": state["round"], "garnets": action["garnets"], "gold": gold}
-            new["purchases"] = {**state["purchases"], actor: [*state["purchases"][actor], bought]}
-        elif kind == "move":
-            options = list(action["options"])
-            use = action["rebound"]
-            if use is not None:
-                options[use["round"] - 1] = None  # the rebound replaces that round's move
-            new["moves"] = {**state["moves"], actor: {"options": options, "rebound": copy.deepcopy(use)}}
-        elif kind == "ec_vote":
-            new["votes"] = {**state["votes"], actor: action["player_id"]}
-        elif kind == "gm.set_garnets":
-            new["garnets"] = {**state["garnets"], action["player_id"]: action["garnets"]}
-        return new
+        return orders.apply_action(state, actor, action)
 
-    # -- resolution --------------------------------------------------------------
     def resolve(self, state: State, rng: Rng) -> JSON:
-        stage = state["stage"]
-        if stage == "bidding":
-            return self._resolve_bidding(state)
-        if stage == "moving":
-            return self._resolve_moving(state, rng)
-        if stage == "ec_vote":
-            return self._resolve_ec_vote(state, rng)
-        raise not_now("game over", "The game is over.")
-
-    def _resolve_bidding(self, state: State) -> JSON:
-        """Loki's Auction: rank by distinct amount, only packet receivers pay."""
-        number = state["round"]
-        active = active_players(state)
-        bids = {p: a for p, a in state["bids"].items() if a is not None and p in active}
-        awarded = rules.award_packets(bids)
-        packets = rules.round_packets(state["rounds"][number - 1]["options"],
-                                      state["secret_rounds"][number - 1])
-        packet_of = {p: k for k, winners in awarded.items() for p in winners}
-        paid = {p: bids[p] for p in packet_of}
-        leftover = rules.leftover_packets(awarded) if state["options"]["reveal_leftover_packets"] else []
-        private = {}
-        for p in active:
-            mine: dict[str, Any] = {"round": number, "bid": bids.get(p), "packet": packet_of.get(p),
-                                    "paid": paid.get(p, 0), "gold": state["gold"][p] - paid.get(p, 0)}
-            if p in packet_of:
-                mine["contents"] = copy.deepcopy(packets[packet_of[p]])
-            private[p] = mine
-        return {
-            "public": {
-                "phase": "bidding",
-                "round": number,
-                "announcement": self._announcement(state["options"]["announce"], awarded, bids),
-                "revealed_packets": {k: copy.deepcopy(packets[k]) for k in leftover},
-            },
-            "private": private,
-            "secret": {"round": number, "bids": bids, "packets": awarded, "paid": paid},
-        }
-
-    @staticmethod
-    def _announcement(mode: str, awarded: dict[str, list[str]], bids: dict[str, int]) -> JSON:
-        """What the MM Winner decision announces after each auction."""
-        if mode == "none":
-            return None
-        if mode == "winners":
-            return {k: list(v) for k, v in awarded.items()}
-        return {k: {"players": list(v), "amount": bids[v[0]]} for k, v in awarded.items()}
-
-    def _resolve_moving(self, state: State, rng: Rng) -> JSON:
-        """Moving Phase: randomise missing options, move, award Tokens of Life and garnets, find the EC."""
-        active = active_players(state)
-        total = len(state["rounds"])
-        choices: dict[str, list[str | None]] = {}
-        randomised: dict[str, dict[str, str]] = {}
-        rebounds: dict[str, JSON] = {}
-        for p in active:
-            sub = state["moves"].get(p) or {"options": [None] * total, "rebound": None}
-            if sub["rebound"] is not None:
-                rebounds[p] = sub["rebound"]
-            draw = rng.fork("options", p)
-            letters = list(sub["options"])
-            randomised[p] = {}
-            for i, letter in enumerate(letters):
-                if letter is None and not (p in rebounds and rebounds[p]["round"] == i + 1):
-                    letters[i] = draw.choice(rules.OPTIONS)
-                    randomised[p][str(i + 1)] = letters[i]
-            choices[p] = letters
-        played_rounds = [
-            {"candidates": r["options"], "true": s["true"]}
-            for r, s in zip(state["rounds"], state["secret_rounds"])
-        ]
-        paths = rules.play_moves(choices, rebounds, played_rounds, active)
-        positions = {p: paths[p][-1] for p in active}
-        distances = {p: rules.manhattan(positions[p]) for p in active}
-        tokens = rules.tokens_of_life(positions)
-        counts = rules.tokens_per_player(tokens, active)
-        awarded = {p: rules.garnets_awarded(state["gold"][p], counts[p] > 0) for p in active}
-        garnets = {p: state["garnets"][p] + awarded.get(p, 0) for p in state["players"]}
-        elimination = self._find_ec(state, distances, counts, garnets, rng.fork("ec"))
-        return {
-            "public": {
-                "phase": "moving",
-                "positions": positions,
-                "distances": distances,
-                "gold": {p: state["gold"][p] for p in active},
-                "tokens_of_life": tokens,
-                "tokens": counts,
-                "garnets_awarded": awarded,
-                "elimination": elimination,
-            },
-            "private": {p: {"options": choices[p], "randomised": randomised[p]} for p in active},
-            "secret": {"paths": paths, "garnets": garnets},
-        }
-
-    @staticmethod
-    def _find_ec(state: State, distances: dict[str, int], counts: dict[str, int],
-                 garnets: dict[str, int], rng: Rng) -> JSON:
-        """The Elimination Candidate: lowest distance among those eligible; a tie goes to a
-        vote of the Token of Life holders, or straight to the garnet/random tie-break."""
-        exclude = rules.ec_excludes_token_holders(state["options"])
-        eligible = [p for p in distances if not (exclude and counts[p] > 0)]
-        tied = rules.lowest_distance(distances, eligible)
-        voters = [p for p in distances if counts[p] > 0]
-        out: JSON = {"candidates": tied, "voters": [], "ec": None, "decided_by": None}
-        if len(tied) == 1:
-            out.update(ec=tied[0], decided_by="lowest distance")
-        elif len(tied) > 1 and voters:
-            out["voters"] = voters
-        elif len(tied) > 1:
-            ec, how = rules.break_tie(tied, garnets, rng)
-            out.update(ec=ec, decided_by=how)
-        else:
-            out["decided_by"] = "nobody eligible"
-        return out
-
-    def _resolve_ec_vote(self, state: State, rng: Rng) -> JSON:
-        """Tally the Token holders' votes; a tie goes to fewest garnets, then random."""
-        elim = state["elimination"]
-        candidates = [c for c in elim["candidates"] if c not in state["ejected"]]
-        voters = [v for v in elim["voters"] if v not in state["ejected"]]
-        votes = {v: state["votes"][v] for v in voters if state["votes"].get(v) in candidates}
-        tally = {c: sum(1 for choice in votes.values() if choice == c) for c in candidates}
-        if not candidates:
-            ec, how = None, "nobody eligible"
-        elif len(candidates) == 1:
-            ec, how = candidates[0], "only candidate left"
-        else:
-            top = rules.most_voted(votes, candidates)
-            ec, how = (top[0], "vote") if len(top) == 1 else rules.break_tie(top, state["garnets"], rng)
-        return {
-            "public": {"phase": "ec_vote", "tally": tally, "ec": ec, "decided_by": how},
-            "private": {},
-            "secret": {"votes": votes},
-        }
+        return resolution.resolve(state, rng)
 
     def apply_outcome(self, state: State, outcome: JSON) -> State:
-        new = copy.deepcopy(state)
-        public = outcome["public"]
-        if public["phase"] == "bidding":
-            for p, mine in outcome["private"].items():
-                new["gold"][p] = mine["gold"]
-                if mine["packet"] is not None:
-                    new["packets_won"][p].append(
-                        {"round": mine["round"], "packet": mine["packet"], "paid": mine["paid"],
-                         "contents": copy.deepcopy(mine["contents"])}
-                    )
-            new["auctions"].append(
-                {"public": copy.deepcopy(public), "secret": copy.deepcopy(outcome["secret"])})
-            new["bids"] = {}
-            new["round"] += 1
-            if new["round"] > len(new["rounds"]):
-                new["stage"], new["round"] = "moving", None
-        elif public["phase"] == "moving":
-            new["played"] = {"choices": {p: mine["options"] for p, mine in outcome["private"].items()},
-                             "randomised": {p: mine["randomised"] for p, mine in outcome["private"].items()},
-                             "paths": copy.deepcopy(outcome["secret"]["paths"])}
-            new["garnets"] = dict(outcome["secret"]["garnets"])
-            new["results"] = {
-                k: copy.deepcopy(v) for k, v in public.items() if k not in ("phase", "elimination")}
-            new["elimination"] = copy.deepcopy(public["elimination"])
-            new["stage"] = "ec_vote" if new["elimination"]["voters"] else "over"
-        elif public["phase"] == "ec_vote":
-            new["elimination"].update(ec=public["ec"], decided_by=public["decided_by"],
-                                      tally=dict(public["tally"]), votes=dict(outcome["secret"]["votes"]))
-            new["stage"] = "over"
-        return new
+        return resolution.apply_outcome(state, outcome)
 
     def eject(self, state: State, player_id: str) -> State:
         """GM ruling: the player leaves; their open order and vote are dropped, they stop moving."""

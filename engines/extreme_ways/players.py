@@ -1,0 +1,16 @@
+"""Who is still in an Extreme Ways game, and who votes for the Elimination Candidate."""
+from __future__ import annotations
+
+from engines.contract import State
+
+
+def active_players(state: State) -> list[str]:
+    """Players still in the game (not ejected by the GM), in join order."""
+    return [p for p in state["players"] if p not in state["ejected"]]
+
+
+def ec_voters(state: State) -> list[str]:
+    """Token of Life holders still in the game, during an EC vote."""
+    if state["stage"] != "ec_vote":
+        return []
+    return [v for v in state["elimination"]["voters"] if v not in state["ejected"]]
