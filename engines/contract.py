@@ -144,7 +144,10 @@ class Engine:
 
     # -- setup -----------------------------------------------------------------
     def setup(self, options: JSON, players: list[JSON], rng: Rng) -> JSON:
-        """Every random draw the game needs at start, in the outcome shape."""
+        """Every random draw the game needs at start, in the outcome shape.
+
+        Raise RuleError when the options do not fit these players (the start is refused).
+        """
         return {"public": {}, "private": {}, "secret": {}}
 
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:

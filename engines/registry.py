@@ -14,9 +14,15 @@ def register(engine: Engine) -> Engine:
     return engine
 
 
+_loaded = False
+
+
 def _load() -> None:
-    if _ENGINES:
+    """Import every game package once (an engine imported directly must not stop the rest)."""
+    global _loaded
+    if _loaded:
         return
+    _loaded = True
     for optional in GAME_PACKAGES:
         try:
             __import__(f"engines.{optional}")

@@ -224,8 +224,11 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
             raise conflict("not_enough_players",
                            f"{engine.meta.title} needs at least {engine.meta.min_players} players; {len(players)} joined.")
         seed = _seed(ctx, game_id)
-        setup = engine.setup(record["options"], players, Rng(seed, "setup"))
-        state = engine.initial_state(record["options"], players, setup)
+        try:
+            setup = engine.setup(record["options"], players, Rng(seed, "setup"))
+            state = engine.initial_state(record["options"], players, setup)
+        except RuleError as exc:
+            raise conflict("cannot_start", exc.message, {"rule": exc.rule, **exc.details}) from exc
         phase = engine.phase(state)
         if phase is None:
             raise conflict("nothing_to_play", "These options leave nothing to play.")
