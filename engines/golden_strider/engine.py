@@ -58,14 +58,17 @@ class GoldenStrider(Engine):
     )
 
     # -- setup -------------------------------------------------------------------
+    def setup(self, options: JSON, players: list[JSON], rng: Rng) -> JSON:
+        """Nothing is random in Golden Strider; the start is refused for a wrong field size."""
+        if options["variant"] == "tarnished" and not 3 <= len(players) <= 5:
+            raise RuleError("tarnished", "the Tarnished variant is for 3-5 managers (6-10 runners)")
+        if options["variant"] != "tarnished" and not 6 <= len(players) <= 10:
+            raise RuleError("rule 1", "Golden Strider is for 6 to 10 runners")
+        return {"public": {}, "private": {}, "secret": {}}
+
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
         """Everyone on square 0, level in 1st place, cards still to be chosen (rule 2)."""
         opts = copy.deepcopy(options)
-        count = sum(2 if opts["variant"] == "tarnished" else 1 for _ in players)
-        if opts["variant"] == "tarnished" and not 3 <= len(players) <= 5:
-            raise RuleError("tarnished", "the Tarnished variant is for 3-5 managers (6-10 runners)")
-        if opts["variant"] != "tarnished" and not 6 <= count <= 10:
-            raise RuleError("rule 1", "Golden Strider is for 6 to 10 runners")
         runners: list[dict[str, Any]] = []
         taken: set[str] = set()
         for player in players:

@@ -78,8 +78,14 @@ def check_play(state: dict[str, Any], runner: dict[str, Any], action: dict[str, 
     mode = state["options"]["seven_turn_rule"]
     if not rules.keeps_seven_turn_rule(hand, plan["card"], state["round"], mode):
         due = rules.card_label(hand[rules.forced_card(hand, state["round"], mode)])
+        playable = [
+            rules.card_label(c) for i, c in enumerate(hand)
+            if rules.keeps_seven_turn_rule(hand, i, state["round"], mode)
+        ]
         raise RuleError(
-            "rule 8", f"no card may be held more than seven turns: play {due} this turn",
-            {"card": action["card"], "must_play": due},
+            "rule 8",
+            f"no card may be held more than seven turns: playing {action['card']} now would leave a card "
+            f"you cannot play in time; play {' or '.join(sorted(set(playable)))}",
+            {"card": action["card"], "must_play": due, "playable": playable},
         )
     rules.split_card(hand[plan["card"]]["value"], runner["owed"], action["move"], action["bank"], action["deduct"])
