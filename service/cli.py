@@ -190,9 +190,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
         temp = embedded_redis.start(Path(tempfile.mkdtemp(prefix="arbiter-sim-")), aof=False)
         os.environ["REDIS_URL"] = temp.url
+    from service.errors import ApiError
+
     try:
         report = simulate.run(_context(), args.type, args.players, args.seed, json.loads(args.options),
                               echo=None if args.quiet else print)
+    except ApiError as exc:
+        print(f"cannot simulate: {exc.message} {json.dumps(exc.details)}", file=sys.stderr)
+        return 2
     finally:
         if temp is not None:
             temp.stop()

@@ -1,0 +1,55 @@
+"""Every other game type played to the end over HTTP with a real worker and short
+deadlines, including a missed deadline, then audited and verified."""
+from __future__ import annotations
+
+import pytest
+
+from engines import registry
+from service.config import Settings
+from tests.e2e.play import create_and_join, play_to_the_end
+from tests.e2e.stack import Stack
+
+TARNISHED_FIELDS = [{"runners": [f"Athlete {i}a", f"Athlete {i}b"]} for i in range(1, 5)]
+
+GAMES = [
+    pytest.param("sxyzm-cyclone", 3, {}, {"turn": 1}, None, id="sxyzm-3-players"),
+    pytest.param("golden-strider", 6, {"race_length": 30}, {"round": 1}, None, id="golden-strider-standard"),
+    pytest.param("golden-strider", 4, {"variant": "tarnished", "race_length": 30}, {"round": 1, "accusation": 1},
+                 TARNISHED_FIELDS, id="golden-strider-tarnished"),
+    pytest.param("golden-strider", 6, {"variant": "robot"}, {"robots": 1}, None, id="golden-strider-robot"),
+]
+
+
+@pytest.mark.parametrize("game_type,players,options,deadlines,fields", GAMES)
+def test_a_whole_game_over_http(stack: Stack, settings: Settings, game_type: str, players: int, options: dict,
+                                deadlines: dict, fields: list | None) -> None:
+    if registry.latest(game_type) is None:
+        pytest.skip(f"{game_type} is not registered yet")
+    stack.start_worker("worker")
+    game_id, gm, tokens = create_and_join(stack, game_type, players, fields, seed=f"e2e-{game_type}",
+                                          options=options, deadlines=deadlines)
+    missed: list[int] = []
+
+    def skip(number: int, player: str) -> bool:
+        if number == 2 and player == "p2":  # p2 misses one deadline: the rulebook's default applies
+            missed.append(number)
+            return True
+        return False
+
+    final = play_to_the_end(stack, settings, game_id, gm, tokens, skip=skip)
+    assert final["status"] == "finished" and final["result"] is not None
+    status, events = stack.call("GET", f"/games/{game_id}/events?limit=1000")
+    triggers = [e["data"]["trigger"] for e in events["events"] if e["type"] == "phase.resolved"]
+    if missed:
+        assert "deadline" in triggers
+    status, audit = stack.call("GET", f"/games/{game_id}/audit")
+    assert audit["ok"], audit
+    status, exported = stack.call("GET", f"/games/{game_id}/export")
+    status, verified = stack.call("POST", "/replays/verify", exported)
+    assert verified["ok"], verified
+    if hasattr(registry.latest(game_type), "report") and options.get("variant") != "robot":
+        for fmt in ("json", "text", "markdown", "bbcode"):
+            status, report = stack.call("GET", f"/games/{game_id}/report?format={fmt}&round=1")
+            assert status == 200, report
+        status, report = stack.call("GET", f"/games/{game_id}/report?round=9999")
+        assert status == 404
