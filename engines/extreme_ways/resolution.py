@@ -139,7 +139,7 @@ def _resolve_ec_vote(state: State, rng: Rng) -> JSON:
     candidates = [c for c in elim["candidates"] if c not in state["ejected"]]
     voters = [v for v in elim["voters"] if v not in state["ejected"]]
     votes = {v: state["votes"][v] for v in voters if state["votes"].get(v) in candidates}
-    tally = {c: sum(1 for choice in votes.values() if choice == c) for c in candidates}
+    tally = rules.tally_votes(votes, candidates)
     if not candidates:
         ec, how = None, "nobody eligible"
     elif len(candidates) == 1:

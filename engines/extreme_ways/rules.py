@@ -195,12 +195,18 @@ def lowest_distance(distances: Mapping[str, int], eligible: Sequence[str]) -> li
     return sorted(p for p in eligible if distances[p] == low)
 
 
-def most_voted(votes: Mapping[str, str], candidates: Sequence[str]) -> list[str]:
-    """The candidates with the most votes (all candidates if nobody voted for any)."""
+def tally_votes(votes: Mapping[str, str], candidates: Sequence[str]) -> dict[str, int]:
+    """Votes per candidate; ballots for anyone else are not counted."""
     tally = {c: 0 for c in candidates}
     for choice in votes.values():
         if choice in tally:
             tally[choice] += 1
+    return tally
+
+
+def most_voted(votes: Mapping[str, str], candidates: Sequence[str]) -> list[str]:
+    """The candidates with the most votes (all candidates if nobody voted for any)."""
+    tally = tally_votes(votes, candidates)
     top = max(tally.values(), default=0)
     return sorted(c for c in candidates if tally[c] == top)
 
