@@ -29,8 +29,8 @@ def event_for(record: Record, event: Event, viewer: Viewer) -> Event:
     if kind == "action.submitted":
         spec = engine_for(record).actions.get(data["action"]["type"])
         if spec is not None and spec.sealed and event["actor"] != viewer:
-            hidden = {"phase": data["phase"], "action": {"type": data["action"]["type"]}, "sealed": True}
-            return {**event, "data": hidden}
+            # Even the order's type is hidden: "bid" against "pass" would tell who is bidding.
+            return {**event, "data": {"phase": data["phase"], "sealed": True}}
         return event
     if kind == "game.started":
         return {**event, "data": {**data, "setup": redact_outcome(data["setup"], viewer)}}

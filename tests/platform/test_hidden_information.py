@@ -29,7 +29,7 @@ def test_a_sealed_bid_is_seen_only_by_its_author_and_the_gm(api: Api, game: Game
     gm = api.get(game.path("/events"), game.gm)[1]["events"][-1]
     assert gm["data"]["action"]["amount"] == SECRET_BID
     hidden = api.get(game.path("/events"), game.tokens["p1"])[1]["events"][-1]
-    assert hidden["data"] == {"phase": 1, "action": {"type": "bid"}, "sealed": True}
+    assert hidden["data"] == {"phase": 1, "sealed": True}
 
 
 def test_rule_errors_do_not_reveal_other_orders(api: Api, game: Game) -> None:
