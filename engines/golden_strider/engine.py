@@ -193,7 +193,9 @@ class GoldenStrider(Engine):
     def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
         return views.hint(state, player_id)
 
-    def report(self, state: State, round: int | None = None, fmt: str = "json", viewer: Viewer = None) -> JSON:
+    def report(
+        self, state: State, round: int | None = None, fmt: str = "json", viewer: Viewer = None
+    ) -> JSON:
         """Rule 15: the game report of a round (None = latest) as json, text, markdown or bbcode.
 
         Every viewer gets the same public report; GM-only facts never appear in it.
@@ -279,7 +281,9 @@ def standings(state: State) -> JSON:
         key=lambda row: row["place"],
     )
     winners = [row["player"] for row in table if row["place"] == 1]
-    withdrawn = [{"runner": r["id"], "name": r["name"], "player": r["owner"]} for r in state["runners"] if r["withdrawn"]]
+    withdrawn = [
+        {"runner": r["id"], "name": r["name"], "player": r["owner"]} for r in state["runners"] if r["withdrawn"]
+    ]
     return {"winners": winners, "standings": table, "withdrawn": withdrawn, "rounds": state["round"] - 1}
 
 

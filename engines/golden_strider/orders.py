@@ -88,4 +88,5 @@ def check_play(state: dict[str, Any], runner: dict[str, Any], action: dict[str, 
             f"you cannot play in time; play {' or '.join(sorted(set(playable)))}",
             {"card": action["card"], "must_play": due, "playable": playable},
         )
-    rules.split_card(hand[plan["card"]]["value"], runner["owed"], action["move"], action["bank"], action["deduct"])
+    value = hand[plan["card"]]["value"]
+    rules.split_card(value, runner["owed"], action["move"], action["bank"], action["deduct"])

@@ -110,12 +110,14 @@ def _run_card(
     else:
         assert plan is not None
         paid, move, bank = rules.split_card(value, runner["owed"], plan["move"], plan["bank"], plan["deduct"])
-    extra = min(plan.get("energiza", 0), opts["energiza_max"]) if plan and drug == "energiza" and not auto else 0
+    doped = plan is not None and drug == "energiza" and not auto
+    extra = min(plan.get("energiza", 0), opts["energiza_max"]) if plan and doped else 0
     square, trip = rules.run(runner["square"], move + extra, course)
     boost = 0
     wanted = min(plan.get("boost", 0), opts["energiza_boost"]) if plan and drug == "energiza" else 0
     if wanted and not runner.get("boost_used") and not auto:
-        crosses = square >= length if opts["energiza_boost_mode"] == "past_post" else square + wanted >= length
+        past_post = opts["energiza_boost_mode"] == "past_post"
+        crosses = square >= length if past_post else square + wanted >= length
         if crosses:
             boost, square = wanted, square + wanted
     forfeit = set(rules.expiring(hand, round_no)) - {index} if mode == "at_expiry" else set()

@@ -36,7 +36,8 @@ def report_rows(state: dict[str, Any], round_no: int | None) -> tuple[int, list[
 def full_row(row: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     """A stored (compact) row with the runner's name and every remark spelled out."""
     return {
-        "runner": row["runner"], "name": names[row["runner"]], **{k: v for k, v in row.items() if k != "runner"},
+        "runner": row["runner"], "name": names[row["runner"]],
+        **{k: v for k, v in row.items() if k != "runner"},
         "cf": row.get("cf", False), "auto": row.get("auto", False), "trip": row.get("trip"),
         "forfeited": row.get("forfeited", []),
     }
@@ -75,7 +76,8 @@ def render(state: dict[str, Any], round_no: int | None, fmt: str) -> Any:
     if fmt == "json":
         return {
             "round": number, "race_length": state["race_length"], "variant": state["options"]["variant"],
-            "columns": list(COLUMNS), "rows": rows, "notes": {r["runner"]: notes(r) for r in rows if notes(r)},
+            "columns": list(COLUMNS), "rows": rows,
+            "notes": {r["runner"]: notes(r) for r in rows if notes(r)},
         }
     if fmt == "text":
         return _text(title, rows)
@@ -84,7 +86,10 @@ def render(state: dict[str, Any], round_no: int | None, fmt: str) -> Any:
     return _bbcode(title, rows)
 
 
-def _with_notes(rows: list[dict[str, Any]], strike: Callable[[str], str]) -> tuple[list[str], list[list[str]]]:
+def _with_notes(
+    rows: list[dict[str, Any]], strike: Callable[[str], str]
+) -> tuple[list[str], list[list[str]]]:
+    """Header and cells, with a Notes column only when some row needs one."""
     header = list(COLUMNS)
     table = [cells(r, strike) for r in rows]
     if any(notes(r) for r in rows):

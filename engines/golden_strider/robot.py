@@ -74,7 +74,9 @@ def plan_for(algorithm: dict[str, Any], state: dict[str, Any], runner: dict[str,
             continue
         index = pick_card(hand, rule["card"])
         move, bank = split_amounts(hand[index]["value"], rule["move"], rule["bank"])
-        return {"card": index, "move": move, "bank": bank, "deduct": rule["deduct"], "cards": algorithm["cards"]}
+        return {
+            "card": index, "move": move, "bank": bank, "deduct": rule["deduct"], "cards": algorithm["cards"],
+        }
     return {"card": None, "cards": algorithm["cards"]}
 
 

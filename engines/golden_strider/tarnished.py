@@ -46,7 +46,8 @@ def score(state: dict[str, Any]) -> dict[str, Any]:
         })
     managers.sort(key=lambda m: (-m["score"], m["best_place"]))
     top = managers[0] if managers else None
-    winners = [m["player"] for m in managers if top and (m["score"], m["best_place"]) == (top["score"], top["best_place"])]
+    best = (top["score"], top["best_place"]) if top else None
+    winners = [m["player"] for m in managers if (m["score"], m["best_place"]) == best]
     runners = [
         {"runner": r["id"], "name": r["name"], "player": r["owner"], "square": r["square"],
          "drug": r.get("drug") or "clean", "tested": r["id"] in state["accusations"].values(),

@@ -6,7 +6,7 @@ from typing import Any
 
 from engines.contract import GM, Viewer
 from engines.golden_strider import rules
-from engines.golden_strider.race import active, hand_for
+from engines.golden_strider.race import hand_for
 from engines.golden_strider.orders import own_runners
 
 
@@ -44,7 +44,8 @@ def public_view(state: dict[str, Any]) -> dict[str, Any]:
     if opts["variant"] == "steeplechase":
         view["obstacles"] = {"barriers": opts["barriers"], "water_jumps": opts["water_jumps"]}
     if state["stage"] == "over":
-        view["drugs"] = {r["id"]: r.get("drug") for r in state["runners"]} if opts["variant"] == "tarnished" else None
+        drugs = {r["id"]: r.get("drug") for r in state["runners"]}
+        view["drugs"] = drugs if opts["variant"] == "tarnished" else None
         view["algorithms"] = state["algorithms"] or None
     return view
 

@@ -48,7 +48,8 @@ def _play(rounds: int) -> dict:
 def _line(row: dict) -> str:
     cards = " ".join(f"~{c}~" if i == row["played"] else c for i, c in enumerate(row["cards"]))
     nums = [row["D"] or "-", row["M"], row["B"], row["R"], row["S"], row["P"], row["O"] or "-"]
-    return f"{row['name']} | {cards} | {' '.join(str(n) for n in nums)} | {'cf' if row['cf'] else ''}".rstrip()
+    numbers = " ".join(str(n) for n in nums)
+    return f"{row['name']} | {cards} | {numbers} | {'cf' if row['cf'] else ''}".rstrip()
 
 
 def test_rule_15_report_round_one_row_by_row() -> None:

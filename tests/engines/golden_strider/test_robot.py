@@ -44,7 +44,8 @@ def test_robot_overtaking_cost_deducted_from_the_named_number() -> None:
     plan_state = copy.deepcopy(new_game(6, ROBOT))
     plan_state["round"] = 3
     runner = plan_state["runners"][0]
-    runner.update(cards=[{"value": 6, "turn": 0}] * 3 + [{"value": 8, "turn": 1}, {"value": 8, "turn": 2}], owed=1)
+    hand = [{"value": 6, "turn": 0}] * 3 + [{"value": 8, "turn": 1}, {"value": 8, "turn": 2}]
+    runner.update(cards=hand, owed=1)
     plan = robot.plan_for(algorithm, plan_state, runner)
     assert (plan["move"], plan["bank"], plan["deduct"]) == (2, 4, "move")
     from engines.golden_strider.race import resolve_round

@@ -100,7 +100,8 @@ def test_rule_5_orders_are_simultaneous_and_sealed() -> None:
 
 def test_rule_6_replacement_is_twice_banked_plus_positional_bonus() -> None:
     state = mid_race(6, 3)
-    for p, (move, bank) in zip(["p1", "p2", "p3", "p4", "p5", "p6"], [(6, 0), (5, 1), (4, 2), (3, 3), (2, 4), (1, 5)]):
+    splits = [(6, 0), (5, 1), (4, 2), (3, 3), (2, 4), (1, 5)]
+    for p, (move, bank) in zip(["p1", "p2", "p3", "p4", "p5", "p6"], splits):
         state = order(state, p, card="6/0", move=move, bank=bank)
     outcome, _ = resolve(state)
     # positions 1..6 -> bonus 0 1 1 2 2 2

@@ -10,7 +10,8 @@ COURSE = {10: 1, 30: 1, 40: 1, 60: 1, 20: 2, 50: 2}
 
 
 def test_steeplechase_course_barriers_and_water_jumps() -> None:
-    assert rules.obstacle_map({"variant": "steeplechase", "barriers": [10, 30, 40, 60], "water_jumps": [20, 50]}) == COURSE
+    options = {"variant": "steeplechase", "barriers": [10, 30, 40, 60], "water_jumps": [20, 50]}
+    assert rules.obstacle_map(options) == COURSE
     assert mid_race(6, 3, STEEPLE)["race_length"] == 70
 
 
