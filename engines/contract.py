@@ -136,6 +136,8 @@ class Engine:
     options_schema: type[Schema]
     join_schema: type[Schema] | None = None
     gm_join_fields: frozenset[str] = frozenset()  # join fields only the GM may set
+    private_join_fields: frozenset[str] = frozenset()  # join fields only that player and the GM see
+    secret_options: frozenset[str] = frozenset()  # options only the GM sees until the end (fixed draws)
     actions: Mapping[str, ActionType]
     default_deadlines: Mapping[str, int]
     # Games the conformance suite plays with bots: options, player count and each

@@ -32,6 +32,11 @@ def event_for(record: Record, event: Event, viewer: Viewer) -> Event:
             # Even the order's type is hidden: "bid" against "pass" would tell who is bidding.
             return {**event, "data": {"phase": data["phase"], "sealed": True}}
         return event
+    if kind == "game.created":
+        return {**event, "data": {**data, "options": options_for(record, data["options"], viewer)}}
+    if kind == "player.joined":
+        fields = fields_for(record, data["player_id"], data["fields"], viewer)
+        return {**event, "data": {**data, "fields": fields}}
     if kind == "game.started":
         return {**event, "data": {**data, "setup": redact_outcome(data["setup"], viewer)}}
     if kind == "phase.resolved":
@@ -64,12 +69,13 @@ def game_for(record: Record, viewer: Viewer, seed: str | None = None) -> dict[st
         "seq": record["seq"],
         "head_hash": record["head_hash"],
         "seed_commitment": record["seed_commitment"],
-        "options": record["options"],
+        "options": options_for(record, record["options"], viewer),
         "deadlines": record["deadlines"],
         "resolve_early": record["resolve_early"],
         "created_at": record["created_at"],
         "players": [
-            {"id": p["id"], "name": p["name"], "fields": p["fields"], "ejected": p["ejected"]}
+            {"id": p["id"], "name": p["name"], "fields": fields_for(record, p["id"], p["fields"], viewer),
+             "ejected": p["ejected"]}
             for p in record["players"]
         ],
         "phase": phase_view,
@@ -82,6 +88,22 @@ def game_for(record: Record, viewer: Viewer, seed: str | None = None) -> dict[st
     elif viewer == GM and seed is not None:
         body["seed"] = seed
     return body
+
+
+def options_for(record: Record, options: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """Options minus those that fix secret draws (shown as "hidden"), unless GM or finished."""
+    secret = engine_for(record).secret_options
+    if viewer == GM or record.get("status") == "finished" or not secret & set(options):
+        return options
+    return {k: ("hidden" if k in secret else v) for k, v in options.items()}
+
+
+def fields_for(record: Record, player_id: str, fields: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """A player's sign-up fields, minus the private ones for anyone but them and the GM."""
+    private = engine_for(record).private_join_fields
+    if viewer in (GM, player_id) or record.get("status") == "finished":
+        return fields
+    return {k: v for k, v in fields.items() if k not in private}
 
 
 def _you(viewer: Viewer) -> dict[str, Any]:

@@ -44,6 +44,8 @@ class ExtremeWays(Engine):
     options_schema = OptionsSchema
     join_schema = JoinSchema
     gm_join_fields = frozenset({"garnets"})
+    private_join_fields = frozenset({"garnets"})
+    secret_options = frozenset({"rounds"})  # GM-fixed rounds name the true moves
     actions = {
         "bid": ActionType(
             "bid", BidSchema, sealed=True,

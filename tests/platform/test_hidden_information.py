@@ -83,3 +83,22 @@ def test_packets_won_are_private_to_their_winner(api: Api, ctx: Context) -> None
     public = [e for e in api.get(game.path("/events"))[1]["events"] if e["type"] == "phase.resolved"]
     assert "private" not in public[0]["data"]["outcome"]
     assert json.dumps(full["private"]["p1"]) not in json.dumps(api.get(game.path(), game.tokens["p2"])[1])
+
+
+def test_gm_fixed_draws_and_private_sign_up_fields_stay_hidden(api: Api) -> None:
+    fixed = {"moves": [[7, 1], [-7, 2], [3, -9], [-4, -8]], "true": 2}
+    rounds = [{"A": fixed, "B": fixed, "C": fixed, "D": fixed} for _ in range(2)]
+    status, created = api.post("/games", {"type": "extreme-ways", "options": {"bidding_rounds": 2, "rounds": rounds}})
+    assert status == 201, created
+    gid, gm = created["game_id"], created["gm_token"]
+    status, joined = api.post(f"/games/{gid}/players", {"name": "Rich", "garnets": 12345}, token=gm)
+    assert status == 201
+    api.post(f"/games/{gid}/players", {"name": "Poor"})
+    nosy = api.post(f"/games/{gid}/players", {"name": "Nosy"})[1]["token"]
+    for token in (None, nosy):
+        seen = json.dumps([api.get(f"/games/{gid}", token)[1], api.get(f"/games/{gid}/events", token)[1],
+                           api.get(f"/games/{gid}/replay", token)[1]])
+        assert "12345" not in seen
+        assert '"true": 2' not in seen
+    assert "12345" in json.dumps(api.get(f"/games/{gid}", joined["token"])[1])
+    assert api.get(f"/games/{gid}", gm)[1]["options"]["rounds"][0]["A"]["true"] == 2
