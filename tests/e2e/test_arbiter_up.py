@@ -1,0 +1,48 @@
+"""The README's first command: `arbiter up` brings up Redis, the API and a worker."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from service.embedded_redis import free_port
+
+
+def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARBITER_QUEUE_URL")}
+    port, redis_port = free_port(), free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "up", "--port", str(port), "--redis-port", str(redis_port),
+         "--data", str(tmp_path / "data")],
+        env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = requests.get(f"http://127.0.0.1:{port}/v1/health", timeout=2)
+                if health.status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            assert process.poll() is None, process.stdout.read()
+            assert time.monotonic() < deadline, "the API did not come up"
+            time.sleep(0.2)
+        created = requests.post(f"http://127.0.0.1:{port}/v1/games", json={"type": "extreme-ways"}, timeout=10)
+        assert created.status_code == 201
+        assert (tmp_path / "data" / "redis" / "appendonlydir").is_dir()  # AOF is on
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=30)
+        assert f"listening on http://127.0.0.1:{port}/v1" in output
+        assert process.returncode == 0
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    with socket.socket() as sock:  # the embedded redis-server stopped with the rest
+        assert sock.connect_ex(("127.0.0.1", redis_port)) != 0
