@@ -290,3 +290,40 @@ def test_rule_15_report_row_follows_the_rulebook_layout() -> None:
     line = next(x for x in text.splitlines() if x.startswith("Steve Ovett"))
     assert line.split() == ["Steve", "Ovett", "~6/0~", "6/0", "6/0", "6/0", "6/0", "8/1",
                             "-", "3", "3", "8", "3", "4", "-"]
+
+
+def test_rule_6_example_two_runners_in_third_place_each_gain_one() -> None:
+    """"For example, two runners in 3rd place would each gain a bonus of 1.\""""
+    state = mid_race(6, 3)
+    for rid, square in {"r1": 20, "r2": 15, "r3": 10, "r4": 10, "r5": 5, "r6": 0}.items():
+        state = with_runner(state, rid, square=square)
+    state = _stay(state, "p1", "p2", "p3", "p4", "p5", "p6")
+    outcome, _ = resolve(state)
+    assert row(outcome, "r3")["P"] == row(outcome, "r4")["P"] == 3
+    assert row(outcome, "r3")["R"] == row(outcome, "r4")["R"] == 10  # 2 x 6 banked + 1, capped
+    state = _stay(with_runner(state, "r3", cards=["1/0", "6/0", "6/0", "6/1", "6/2"]), "p4")
+    outcome, _ = resolve(order(state, "p3", card="1/0", move=0, bank=1))
+    assert row(outcome, "r3")["R"] == 3 and row(outcome, "r3")["P"] == 3  # 2 x 1 + 1
+
+
+def test_rule_12_example_sixth_to_fourth_uses_the_first_two_points_next_round() -> None:
+    """"A runner who moves from sixth to fourth must use the first two points of the next round.\""""
+    state = mid_race(6, 3)
+    for rid, square in {"r1": 20, "r2": 19, "r3": 18, "r4": 16, "r5": 14, "r6": 12}.items():
+        state = with_runner(state, rid, square=square)
+    state = _stay(state, "p1", "p2", "p3", "p4", "p5")
+    outcome, state = resolve(order(state, "p6", card="6/0", move=5, bank=1))  # 12 -> 17: 6th -> 4th
+    assert row(outcome, "r6")["P"] == 4 and row(outcome, "r6")["O"] == 2
+    outcome, _ = resolve(order(state, "p6", card="6/1", move=6, bank=0))  # whole card: D off move
+    got = row(outcome, "r6")
+    assert (got["D"], got["M"], got["B"]) == (2, 4, 0)
+
+
+def test_rule_3_dead_heat_same_distance_past_the_post_shares_the_win() -> None:
+    state = mid_race(6, 12)
+    state = with_runner(state, "r1", square=58)
+    state = with_runner(state, "r2", square=57)
+    state = order(state, "p1", card="6/7", move=4, bank=2)  # 62
+    state = order(state, "p2", card="6/7", move=5, bank=1)  # 62
+    _, after = resolve(state)
+    assert sorted(ENGINE.result(after)["winners"]) == ["p1", "p2"]
