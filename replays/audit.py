@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.canonical import canonical_json, sha256_hex
+from engines.canonical import canonical_json, roundtrip, sha256_hex
 from engines.contract import RuleError
 from engines.rng import Rng
 from eventlog.events import Event, chain_break
@@ -74,10 +74,10 @@ def _recompute(record: Record, event: Event, seed: str | None) -> str | None:
         setup = engine.setup(record["options"], players_for_engine(record), Rng(seed, "setup"))
         return "" if _same(setup, event["data"]["setup"]) else "the setup draws differ from the seed's"
     number = event["data"]["number"]
-    outcome = engine.resolve(record["engine"], Rng(seed, "phase", number))
+    outcome = roundtrip(engine.resolve(record["engine"], Rng(seed, "phase", number)))
     if not _same(outcome, event["data"]["outcome"]):
         return f"the outcome of phase {number} differs from a fresh resolution"
-    state = engine.apply_outcome(record["engine"], outcome)
+    state = roundtrip(engine.apply_outcome(record["engine"], outcome))
     following = engine.phase(state)
     recorded_next = event["data"]["next"]
     if (following is None) != (recorded_next is None) or (

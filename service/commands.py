@@ -15,7 +15,7 @@ from typing import Any, Callable
 from marshmallow import ValidationError
 
 from engines import registry
-from engines.canonical import canonical_json, sha256_hex
+from engines.canonical import canonical_json, roundtrip, sha256_hex
 from engines.contract import GM, Engine, RuleError
 from engines.driver import load_options
 from engines.rng import Rng
@@ -225,8 +225,8 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
                            f"{engine.meta.title} needs at least {engine.meta.min_players} players; {len(players)} joined.")
         seed = _seed(ctx, game_id)
         try:
-            setup = engine.setup(record["options"], players, Rng(seed, "setup"))
-            state = engine.initial_state(record["options"], players, setup)
+            setup = roundtrip(engine.setup(record["options"], players, Rng(seed, "setup")))
+            state = roundtrip(engine.initial_state(record["options"], players, setup))
         except RuleError as exc:
             raise conflict("cannot_start", exc.message, {"rule": exc.rule, **exc.details}) from exc
         phase = engine.phase(state)

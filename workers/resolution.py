@@ -13,6 +13,7 @@ import os
 import time
 from datetime import datetime
 
+from engines.canonical import roundtrip
 from engines.rng import Rng
 from eventlog import deadlines
 from eventlog.events import ARBITER_ACTOR, seal
@@ -77,8 +78,9 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
     if seed is None:
         raise RuntimeError(f"game {game_id} has no seed")
     phase = engine.phase(record["engine"])
-    outcome = engine.resolve(record["engine"], Rng(seed, "phase", number))
-    state = engine.apply_outcome(record["engine"], outcome)
+    # Engines see exactly what a replay will see: canonical data, keys in sorted order.
+    outcome = roundtrip(engine.resolve(record["engine"], Rng(seed, "phase", number)))
+    state = roundtrip(engine.apply_outcome(record["engine"], outcome))
     following = engine.phase(state)
     data: dict = {"number": number, "name": phase.name if phase else None, "trigger": trigger, "outcome": outcome}
     if following is None:
