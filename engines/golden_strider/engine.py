@@ -155,7 +155,7 @@ class GoldenStrider(Engine):
                     done["accusations"].setdefault(player["id"], None)
             return {"public": {"accusations": done["accusations"], "result": tarnished.score(done)},
                     "private": {}, "secret": {}}
-        return _run_robots(state)
+        return robot.run_race(state)
 
     def apply_outcome(self, state: State, outcome: JSON) -> State:
         public = outcome["public"]
@@ -266,47 +266,5 @@ def _after_race(state: State) -> State:
         state["stage"] = "accusation"
         return state
     state["stage"] = "over"
-    state["result"] = standings(state)
+    state["result"] = race.standings(state)
     return state
-
-
-def standings(state: State) -> JSON:
-    """Rule 3: the first to reach or pass the finish wins, furthest past the post ahead;
-    non-finishers are placed by square (ties share a place)."""
-    runners = race.active(state)
-    places = rules.positions({r["id"]: r["square"] for r in runners})
-    table = sorted(
-        ({"runner": r["id"], "name": r["name"], "player": r["owner"], "square": r["square"],
-          "place": places[r["id"]], "finished": r["square"] >= state["race_length"]} for r in runners),
-        key=lambda row: row["place"],
-    )
-    winners = [row["player"] for row in table if row["place"] == 1]
-    withdrawn = [
-        {"runner": r["id"], "name": r["name"], "player": r["owner"]} for r in state["runners"] if r["withdrawn"]
-    ]
-    return {"winners": winners, "standings": table, "withdrawn": withdrawn, "rounds": state["round"] - 1}
-
-
-def _run_robots(state: State) -> JSON:
-    """Robot variant: every round played from the algorithms, recorded in one outcome.
-
-    A robot with no algorithm starts on the default cards and is played by rule 13.
-    """
-    work = copy.deepcopy(state)
-    algorithms = {p: copy.deepcopy(a) for p, a in state["algorithms"].items()}
-    default = {"cards": state["options"]["default_cards"], "rules": [{"card": "oldest", "move": "all"}]}
-    rounds = []
-    while True:
-        plans = {}
-        for runner in race.active(work):
-            algorithm = algorithms.get(runner["owner"])
-            plans[runner["id"]] = (
-                robot.plan_for(algorithm, work, runner) if algorithm
-                else {"card": None, "cards": default["cards"]}
-            )
-        outcome = race.resolve_round(work, plans)
-        rounds.append(outcome["public"])
-        work = race.apply_round(work, outcome)
-        if outcome["public"]["over"]:
-            break
-    return {"public": {"algorithms": algorithms, "rounds": rounds}, "private": {}, "secret": {}}

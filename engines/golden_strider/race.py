@@ -150,3 +150,20 @@ def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any
     if public["over"]:
         new["race_over"] = True
     return new
+
+
+def standings(state: dict[str, Any]) -> dict[str, Any]:
+    """Rule 3: the first to reach or pass the finish wins, furthest past the post ahead;
+    non-finishers are placed by square (ties share a place)."""
+    runners = active(state)
+    places = rules.positions({r["id"]: r["square"] for r in runners})
+    table = sorted(
+        ({"runner": r["id"], "name": r["name"], "player": r["owner"], "square": r["square"],
+          "place": places[r["id"]], "finished": r["square"] >= state["race_length"]} for r in runners),
+        key=lambda row: row["place"],
+    )
+    winners = [row["player"] for row in table if row["place"] == 1]
+    withdrawn = [
+        {"runner": r["id"], "name": r["name"], "player": r["owner"]} for r in state["runners"] if r["withdrawn"]
+    ]
+    return {"winners": winners, "standings": table, "withdrawn": withdrawn, "rounds": state["round"] - 1}

@@ -6,10 +6,11 @@ split (see docs/games/golden-strider.md).  No rule matching means rule 13.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from engines.golden_strider import rules
-from engines.golden_strider.race import Plan, race_length
+from engines.golden_strider.race import Plan, active, apply_round, race_length, resolve_round
 
 
 def measures(state: dict[str, Any], runner: dict[str, Any]) -> dict[str, int]:
@@ -90,3 +91,28 @@ EXAMPLE = {
         {"card": "oldest", "move": "all"},
     ],
 }
+
+
+def run_race(state: dict[str, Any]) -> dict[str, Any]:
+    """Robot variant: every round played from the algorithms, recorded in one outcome.
+
+    A robot with no algorithm starts on the default cards and is played by rule 13.
+    """
+    work = copy.deepcopy(state)
+    algorithms = {p: copy.deepcopy(a) for p, a in state["algorithms"].items()}
+    default_cards = state["options"]["default_cards"]
+    rounds = []
+    while True:
+        plans = {}
+        for runner in active(work):
+            algorithm = algorithms.get(runner["owner"])
+            plans[runner["id"]] = (
+                plan_for(algorithm, work, runner) if algorithm
+                else {"card": None, "cards": default_cards}
+            )
+        outcome = resolve_round(work, plans)
+        rounds.append(outcome["public"])
+        work = apply_round(work, outcome)
+        if outcome["public"]["over"]:
+            break
+    return {"public": {"algorithms": algorithms, "rounds": rounds}, "private": {}, "secret": {}}
