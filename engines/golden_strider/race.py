@@ -164,6 +164,7 @@ def standings(state: dict[str, Any]) -> dict[str, Any]:
     )
     winners = [row["player"] for row in table if row["place"] == 1]
     withdrawn = [
-        {"runner": r["id"], "name": r["name"], "player": r["owner"]} for r in state["runners"] if r["withdrawn"]
+        {"runner": r["id"], "name": r["name"], "player": r["owner"]}
+        for r in state["runners"] if r["withdrawn"]
     ]
     return {"winners": winners, "standings": table, "withdrawn": withdrawn, "rounds": state["round"] - 1}
