@@ -6,6 +6,8 @@ public facts appear, so every viewer gets the same report.
 """
 from __future__ import annotations
 
+from engines.extreme_ways import rules
+
 import json
 from typing import Any
 
@@ -56,7 +58,7 @@ def _results(state: State, number: int) -> JSON:
     rows = [
         {"player": names[p], "position": res["positions"][p], "distance": res["distances"][p],
          "gold": res["gold"][p],
-         "tokens_of_life": [d for d, w in res["tokens_of_life"].items() if w == p]}
+         "tokens_of_life": rules.tokens_held(res["tokens_of_life"], p)}
         for p in sorted(res["positions"], key=lambda p: (-res["distances"][p], p))
     ]
     elim = state["elimination"]

@@ -167,6 +167,11 @@ def tokens_of_life(positions: Mapping[str, Sequence[int]]) -> dict[str, str | No
     return out
 
 
+def tokens_held(tokens: Mapping[str, str | None], player: str) -> list[str]:
+    """The extremes a player won, in the rulebook's order (never the mapping's key order)."""
+    return [name for name, _axis, _sign in DIRECTIONS if tokens.get(name) == player]
+
+
 def tokens_per_player(tokens: Mapping[str, str | None], players: Sequence[str]) -> dict[str, int]:
     counts = {p: 0 for p in players}
     for winner in tokens.values():

@@ -151,7 +151,7 @@ def result(state: State) -> JSON:
             "position": positions[p],
             "distance": res["distances"][p],
             "gold": res["gold"][p],
-            "tokens_of_life": [d for d, w in res["tokens_of_life"].items() if w == p],
+            "tokens_of_life": rules.tokens_held(res["tokens_of_life"], p),
             "garnets_awarded": res["garnets_awarded"][p],
             "garnets": state["garnets"][p],
         }

@@ -139,3 +139,26 @@ def test_setup_is_recorded_in_outcome_shape(engine: Engine) -> None:
     played = start(engine, case.get("options"), _players(case), "setup-seed")
     assert set(played.setup) <= {"public", "private", "secret"}
     canonical_json(played.setup)
+
+
+def _reversed_keys(value: object) -> object:
+    """The same data with every object's keys in reverse order."""
+    if isinstance(value, dict):
+        return {k: _reversed_keys(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reversed_keys(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_rules_do_not_depend_on_key_order(engine: Engine, case: dict, seed: str) -> None:
+    """Stored JSON may come back with its keys in another order: the rules must not care."""
+    played = _play(engine, case, seed)
+    viewers = [PUBLIC, GM] + [p["id"] for p in played.players]
+    for state in played.states[:: max(1, len(played.states) // 10)] + [played.final]:
+        flipped = _reversed_keys(state)
+        assert canonical_json(engine.result(state)) == canonical_json(engine.result(flipped))
+        phase, flipped_phase = engine.phase(state), engine.phase(flipped)
+        assert (phase and phase.to_json()) == (flipped_phase and flipped_phase.to_json())
+        for viewer in viewers:
+            assert canonical_json(engine.view(state, viewer)) == canonical_json(engine.view(flipped, viewer))
