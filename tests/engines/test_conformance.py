@@ -87,10 +87,11 @@ def test_apply_never_mutates_its_input(engine: Engine, case: dict, seed: str) ->
 
 
 @pytest.mark.parametrize("engine,case,seed", CASES)
-def test_every_view_is_plain_json(engine: Engine, case: dict, seed: str) -> None:
+def test_every_state_and_view_is_plain_json(engine: Engine, case: dict, seed: str) -> None:
     played = _play(engine, case, seed)
     viewers = [PUBLIC, GM] + [p["id"] for p in played.players]
     for state in played.states[:: max(1, len(played.states) // 25)] + [played.final]:
+        canonical_json(state)  # no floats, string keys only
         for viewer in viewers:
             canonical_json(engine.view(state, viewer))
 
