@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
 
     verify = sub.add_parser("verify", help="verify an exported game file offline")
     verify.add_argument("file")
+    verify.add_argument("--receipt", action="append", default=[], metavar="SEQ:HASH",
+                        help="also check that the log holds this order receipt (repeatable)")
 
     simulate = sub.add_parser("simulate", help="bots play a whole game through the real store and worker")
     simulate.add_argument("type")
@@ -171,6 +173,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"cannot verify {args.file}: {exc}", file=sys.stderr)
         return 2
+    report["receipts"] = [_check_receipt(document, text) for text in args.receipt]
+    if any(not r["ok"] for r in report["receipts"]):
+        report["ok"] = False
+        report["divergences"] += [{"seq": r["seq"], "check": "receipt", "problem": r["problem"]}
+                                  for r in report["receipts"] if not r["ok"]]
     print(json.dumps(report, indent=2, sort_keys=True))
     if report["ok"]:
         print(f"OK: {report['events']} events, hash chain intact, {report['outcomes']['checked']} outcomes recomputed",
@@ -179,6 +186,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
     first = report["divergences"][0]
     print(f"FAILED at seq {first['seq']}: {first['problem']}", file=sys.stderr)
     return 1
+
+
+def _check_receipt(document: dict, text: str) -> dict:
+    """A 202's receipt is honoured if the log holds an event with that seq and hash."""
+    seq_text, _, wanted = text.partition(":")
+    if not seq_text.isdigit() or not wanted:
+        return {"seq": None, "ok": False, "problem": f"a receipt is SEQ:HASH, not {text!r}"}
+    seq = int(seq_text)
+    event = next((e for e in document["events"] if isinstance(e, dict) and e.get("seq") == seq), None)
+    if event is None:
+        return {"seq": seq, "ok": False, "problem": "no event with this seq in the file"}
+    if event.get("hash") != wanted:
+        return {"seq": seq, "ok": False, "problem": "the event at this seq has another hash"}
+    return {"seq": seq, "ok": True, "problem": None}
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

@@ -31,7 +31,7 @@ def create_and_join(stack: Stack, game_type: str, players: int, fields: list[dic
 
 def play_to_the_end(stack: Stack, settings: Settings, game_id: str, gm: str, tokens: dict[str, str],
                     skip: Callable[[int, str], bool] = lambda number, player: False,
-                    phase_timeout: float = 30.0) -> dict[str, Any]:
+                    phase_timeout: float = 30.0, receipts: list[dict] | None = None) -> dict[str, Any]:
     """Bots send orders for every awaiting player (unless ``skip``) and wait for each
     phase to be resolved by the worker; returns the final public game body."""
     ctx = Context(settings)
@@ -53,6 +53,8 @@ def play_to_the_end(stack: Stack, settings: Settings, game_id: str, gm: str, tok
             token = tokens.get(player, gm)
             status, body = stack.call("POST", f"/games/{game_id}/actions", action, token=token)
             assert status == 202, (action, body)
+            if receipts is not None:
+                receipts.append(body["receipt"])
         _wait_past(stack, game_id, number, phase_timeout)
 
 

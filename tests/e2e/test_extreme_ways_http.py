@@ -19,7 +19,8 @@ def test_twelve_players_play_extreme_ways_to_the_end(stack: Stack, settings: Set
     game_id, gm, tokens = create_and_join(
         stack, "extreme-ways", 12, seed="e2e-twelve", deadlines={"bidding": 2, "moving": 3, "ec_vote": 2})
     # p12 never bids in odd rounds, so those rounds wait for their deadline; the rest resolve early.
-    final = play_to_the_end(stack, settings, game_id, gm, tokens,
+    receipts: list[dict] = []
+    final = play_to_the_end(stack, settings, game_id, gm, tokens, receipts=receipts,
                             skip=lambda number, player: player == "p12" and number % 2 == 1)
     assert final["status"] == "finished"
     assert final["result"]["winners"]
@@ -49,6 +50,16 @@ def test_twelve_players_play_extreme_ways_to_the_end(stack: Stack, settings: Set
     path.write_text(json.dumps(exported))
     cli = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(path)], capture_output=True, text=True)
     assert cli.returncode == 0, cli.stderr
+    by_seq = {e["seq"]: e for e in exported["events"]}
+    assert receipts and all(by_seq[r["seq"]]["hash"] == r["hash"] for r in receipts)  # every 202 is in the log
+    order = by_seq[receipts[0]["seq"]]
+    checks = [arg for r in receipts[:5] for arg in ("--receipt", f"{r['seq']}:{r['hash']}")]
+    cli = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(path), *checks],
+                         capture_output=True, text=True)
+    assert cli.returncode == 0, cli.stderr
+    cli = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(path), "--receipt",
+                          f"{order['seq']}:{'0' * 64}"], capture_output=True, text=True)
+    assert cli.returncode == 1 and "another hash" in cli.stderr
 
     tampered = copy.deepcopy(exported)
     target = next(e for e in tampered["events"] if e["type"] == "action.submitted" and e["data"]["action"]["type"] == "bid")
