@@ -102,3 +102,16 @@ def test_gm_fixed_draws_and_private_sign_up_fields_stay_hidden(api: Api) -> None
         assert '"true": 2' not in seen
     assert "12345" in json.dumps(api.get(f"/games/{gid}", joined["token"])[1])
     assert api.get(f"/games/{gid}", gm)[1]["options"]["rounds"][0]["A"]["true"] == 2
+
+
+def test_gold_is_private_until_the_end(api: Api, ctx: Context) -> None:
+    game = new_game(api, players=4)
+    for pid, amount in (("p1", 4), ("p2", 3), ("p3", 2), ("p4", 1)):
+        api.post(game.path("/actions"), {"type": "bid", "amount": amount}, token=game.tokens[pid])
+    run_queued_jobs(ctx)
+    assert api.get(game.path())[1]["phase"]["number"] == 2
+    mine = json.dumps(api.get(game.path(), game.tokens["p1"])[1])
+    assert '"gold": 46' in mine  # 50 less the 4 paid for packet 1
+    for token in (None, game.tokens["p2"], game.tokens["p3"]):
+        seen = json.dumps([api.get(game.path(), token)[1], api.get(game.path("/events"), token)[1]])
+        assert '"gold": 46' not in seen and '"paid": 4' not in seen
