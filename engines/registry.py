@@ -1,6 +1,8 @@
 """Every game type the service runs, by name and version."""
 from __future__ import annotations
 
+import threading
+
 from engines.contract import Engine
 
 _ENGINES: dict[str, dict[str, Engine]] = {}
@@ -15,20 +17,25 @@ def register(engine: Engine) -> Engine:
 
 
 _loaded = False
+_loading = threading.Lock()
 
 
 def _load() -> None:
-    """Import every game package once (an engine imported directly must not stop the rest)."""
+    """Import every game package once, before anyone reads the registry (an engine
+    imported directly must not hide the rest, and threads must not see it half-filled)."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for optional in GAME_PACKAGES:
-        try:
-            __import__(f"engines.{optional}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"engines.{optional}":
-                raise
+    with _loading:
+        if _loaded:
+            return
+        for optional in GAME_PACKAGES:
+            try:
+                __import__(f"engines.{optional}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"engines.{optional}":
+                    raise
+        _loaded = True
 
 
 def names() -> list[str]:

@@ -55,8 +55,8 @@ def health() -> Any:
     try:
         info = ctx().redis.info("server")
         store = {"ok": True, "redis_version": info.get("redis_version")}
-    except Exception:
-        raise ApiError(503, "store_unavailable", "The event store is not reachable.")
+    except Exception as exc:
+        raise ApiError(503, "store_unavailable", "The event store is not reachable.") from exc
     return reply({"status": "ok", "store": store})
 
 

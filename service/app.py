@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.exceptions import HTTPException
 
+from engines import registry
 from service.api import VERIFY_LIMIT, v1
 from service.config import Settings
 from service.context import Context, use
@@ -22,6 +23,7 @@ STATUS_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
 def create_app(context: Context | None = None) -> Flask:
     context = context or Context(Settings.from_env())
     use(context)
+    registry.names()  # import every engine before the first request
     app = Flask("arbiter")
     app.config.update(
         ARBITER_CONTEXT=context,

@@ -1,135 +1,42 @@
-"""What callers can do to a game: each command validates against the freshest record
-and appends one event conditionally, retrying when another writer got there first.
+"""What callers can do to a game: create, join, start, and send orders.
 
-A rejected command raises ApiError and appends nothing.
+Each command builds one event from the freshest record inside ``appending.append``;
+a rejected command raises ApiError and appends nothing.
 """
 from __future__ import annotations
 
-import logging
-import math
 import secrets
-from datetime import timedelta
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from marshmallow import ValidationError
 
 from engines import registry
-from engines.canonical import canonical_json, roundtrip, sha256_hex
+from engines.canonical import roundtrip, sha256_hex
 from engines.contract import GM, Engine, RuleError
 from engines.driver import load_options
 from engines.rng import Rng
 from eventlog import deadlines, keys
 from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, Event, seal
-from eventlog.store import Conflict, IdempotencyRecord
+from eventlog.store import Conflict
 from replays.fold import Record, engine_for, players_for_engine
-from service import clock
+from service import clock, gm_actions
+from service.appending import Plan, append, receipt
 from service.auth import Caller, new_token, role_value, token_field
 from service.context import Context
-from service.errors import ApiError, conflict, forbidden, invalid, not_found, unauthorized
+from service.errors import ApiError, conflict, forbidden, invalid, unauthorized
+from service.guards import fields_of, load, require_gm, require_running, seed_of
 from service.schemas import GM_ACTIONS, CreateGameSchema, JoinNameSchema
-from workers.scheduling import phase_opened, phase_spec, resolve_soon, schedule_at
-
-MAX_ATTEMPTS = 25
-log = logging.getLogger("arbiter.commands")
-
-
-@dataclass
-class Plan:
-    """One event to append, built from a record that was just validated against."""
-
-    type: str
-    actor: str
-    data: dict[str, Any]
-    status: int = 202
-    private: dict[str, str] = field(default_factory=dict)
-    respond: Callable[[Event], dict[str, Any]] | None = None
-    before: Callable[[], None] | None = None   # index writes that must precede the event
-    after: Callable[[Event], None] | None = None
-
-
-def receipt(game_id: str, event: Event) -> dict[str, Any]:
-    """What the caller keeps to check later that the log holds exactly their order."""
-    return {
-        "seq": event["seq"],
-        "hash": event["hash"],
-        "receipt": {
-            "game_id": game_id,
-            "seq": event["seq"],
-            "hash": event["hash"],
-            "prev_hash": event["prev_hash"],
-            "at": event["at"],
-        },
-    }
-
-
-# -- the append loop ---------------------------------------------------------------------
-
-def _append(
-    ctx: Context,
-    game_id: str,
-    build: Callable[[Record], Plan],
-    caller: Caller | None = None,
-    idempotency_key: str | None = None,
-    body: Any = None,
-) -> tuple[int, dict[str, Any]]:
-    key_digest = body_digest = None
-    if idempotency_key and caller is not None and caller.token_digest:
-        key_digest = sha256_hex(idempotency_key)
-        body_digest = sha256_hex(canonical_json(body))
-        prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
-        if prior is not None:
-            return _replayed(prior, body_digest)
-    for _attempt in range(MAX_ATTEMPTS):
-        record = ctx.loader.load(game_id)
-        if record is None:
-            raise not_found(f"No game {game_id!r}.")
-        plan = build(record)
-        event = seal(record["seq"] + 1, record["head_hash"], plan.type, plan.actor, plan.data)
-        response = plan.respond(event) if plan.respond else receipt(game_id, event)
-        idem = None
-        if key_digest and body_digest and caller is not None:
-            idem = IdempotencyRecord(caller.scope, key_digest, body_digest, plan.status, response)
-        if plan.before:
-            plan.before()
-        try:
-            appended = ctx.store.append(game_id, event, idempotency=idem, private=plan.private)
-        except Conflict:
-            continue
-        if appended.replay is not None:
-            return _replayed(appended.replay, body_digest or "")
-        if plan.after:
-            _after(plan.after, event)
-        return plan.status, response
-    raise ApiError(503, "busy", "The game is busy right now; please retry.")
-
-
-def _after(hook: Callable[[Event], None], event: Event) -> None:
-    """Scheduling after an append is best effort: the event is already the truth, and
-    the sweeper re-queues any deadline whose job did not make it onto the queue."""
-    try:
-        hook(event)
-    except Exception:
-        log.exception("scheduling after seq %s failed; the sweeper will catch up", event["seq"])
-
-
-def _replayed(prior: dict[str, Any], body_digest: str) -> tuple[int, dict[str, Any]]:
-    if prior["body"] != body_digest:
-        raise invalid(
-            "This Idempotency-Key was already used with a different request body.",
-            {"Idempotency-Key": ["Reused with a different body."]},
-            code="idempotency_key_reused",
-        )
-    return prior["status"], prior["response"]
+from workers.scheduling import phase_opened, phase_spec, resolve_soon
 
 
 # -- creating and joining ------------------------------------------------------------------
 
 def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    data = _load(CreateGameSchema(), body)
+    data = load(CreateGameSchema(), body)
     engine = registry.latest(data["type"])
     if engine is None:
-        raise invalid(f"Unknown game type {data['type']!r}.", {"type": [f"Choose one of: {', '.join(registry.names())}."]})
+        raise invalid(f"Unknown game type {data['type']!r}.",
+                      {"type": [f"Choose one of: {', '.join(registry.names())}."]})
     try:
         options = load_options(engine, data["options"])
     except ValidationError as exc:
@@ -171,7 +78,7 @@ def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     if caller.role == "player":
         raise forbidden("You have already joined this game; a player token cannot register others.")
-    name = _load(JoinNameSchema(), {"name": body.get("name")})["name"].strip()
+    name = load(JoinNameSchema(), {"name": body.get("name")})["name"].strip()
     token, token_digest = new_token()
 
     def build(record: Record) -> Plan:
@@ -194,7 +101,7 @@ def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> di
             respond=lambda event: {"game_id": game_id, "player_id": player_id, "name": name, "token": token},
         )
 
-    return _append(ctx, game_id, build)[1]
+    return append(ctx, game_id, build)[1]
 
 
 def _join_fields(engine: Engine, body: dict[str, Any], caller: Caller) -> dict[str, Any]:
@@ -207,13 +114,13 @@ def _join_fields(engine: Engine, body: dict[str, Any], caller: Caller) -> dict[s
         if extra:
             raise invalid("This game takes only a name at sign-up.", {k: ["Unknown field."] for k in extra})
         return {}
-    return _load(engine.join_schema(), extra)
+    return load(engine.join_schema(), extra)
 
 
 # -- starting ----------------------------------------------------------------------------------
 
 def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | None = None) -> tuple[int, dict[str, Any]]:
-    _require_gm(caller, "start the game")
+    require_gm(caller, "start the game")
 
     def build(record: Record) -> Plan:
         if record["status"] != "signup":
@@ -222,8 +129,9 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
         players = players_for_engine(record)
         if len(players) < engine.meta.min_players:
             raise conflict("not_enough_players",
-                           f"{engine.meta.title} needs at least {engine.meta.min_players} players; {len(players)} joined.")
-        seed = _seed(ctx, game_id)
+                           f"{engine.meta.title} needs at least {engine.meta.min_players} players; "
+                           f"{len(players)} joined.")
+        seed = seed_of(ctx, game_id)
         try:
             setup = roundtrip(engine.setup(record["options"], players, Rng(seed, "setup")))
             state = roundtrip(engine.initial_state(record["options"], players, setup))
@@ -241,7 +149,7 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
             after=lambda event: phase_opened(ctx.queue, ctx.redis, game_id, spec, ready),
         )
 
-    return _append(ctx, game_id, build, caller, idempotency_key, {"start": True})
+    return append(ctx, game_id, build, caller, idempotency_key, {"start": True})
 
 
 # -- orders ------------------------------------------------------------------------------------
@@ -255,14 +163,16 @@ def act(
     if not isinstance(kind, str) or not kind:
         raise invalid("Every order needs a 'type'.", {"type": ["Missing or not a string."]})
     if kind in GM_ACTIONS:
-        _require_gm(caller, kind)
-        build = _gm_builder(ctx, game_id, kind, _load(GM_ACTIONS[kind](), _fields(body)))
+        require_gm(caller, kind)
+        build = gm_actions.builder(ctx, game_id, kind, load(GM_ACTIONS[kind](), fields_of(body)))
     else:
         build = _order_builder(ctx, game_id, caller, kind, body)
-    return _append(ctx, game_id, build, caller, idempotency_key, body)
+    return append(ctx, game_id, build, caller, idempotency_key, body)
 
 
-def _order_builder(ctx: Context, game_id: str, caller: Caller, kind: str, body: dict[str, Any]) -> Callable[[Record], Plan]:
+def _order_builder(
+    ctx: Context, game_id: str, caller: Caller, kind: str, body: dict[str, Any]
+) -> Callable[[Record], Plan]:
     on_behalf = body.get("on_behalf_of")
 
     def build(record: Record) -> Plan:
@@ -270,14 +180,15 @@ def _order_builder(ctx: Context, game_id: str, caller: Caller, kind: str, body: 
         spec = engine.actions.get(kind)
         if spec is None:
             known = ", ".join(sorted([*engine.actions, *GM_ACTIONS]))
-            raise invalid(f"Unknown order type {kind!r} for {engine.meta.title}.", {"type": [f"Choose one of: {known}."]})
+            raise invalid(f"Unknown order type {kind!r} for {engine.meta.title}.",
+                          {"type": [f"Choose one of: {known}."]})
         actor = _actor_for(record, caller, spec.actor, on_behalf, kind)
-        _require_running(record)
+        require_running(record)
         if clock.is_past(record["phase"]["deadline"]):
             raise conflict("deadline_passed", "The deadline for this phase has passed; the order was not recorded.",
                            {"deadline": record["phase"]["deadline"]})
         fields = {k: v for k, v in body.items() if k not in ("type", "on_behalf_of")}
-        action = {"type": kind, **_load(spec.schema(), fields)}
+        action = {"type": kind, **load(spec.schema(), fields)}
         try:
             engine.validate(record["engine"], actor, action)
         except RuleError as exc:
@@ -324,113 +235,3 @@ def _actor_for(record: Record, caller: Caller, needs: str, on_behalf: Any, kind:
     return actor
 
 
-# -- GM actions --------------------------------------------------------------------------------
-
-def _gm_builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Callable[[Record], Plan]:
-    reason = data["reason"]
-
-    def build(record: Record) -> Plan:
-        now = clock.now()
-        if kind == "gm.eject":
-            return _eject_plan(ctx, game_id, record, data["player_id"], reason)
-        if kind == "gm.resume":
-            if record["status"] != "paused":
-                raise conflict("not_paused", "The game is not paused.")
-            if record["phase"] is None:
-                return Plan(kind, GM_ACTOR, {"reason": reason, "deadline": None})
-            spec = {**record["phase"], "deadline": clock.after(record["paused"]["remaining"], now)}
-            return Plan(kind, GM_ACTOR, {"reason": reason, "deadline": spec["deadline"]},
-                        before=lambda: deadlines.set_due(ctx.redis, game_id, clock.parse(spec["deadline"])),
-                        after=lambda event: _reschedule(ctx, game_id, record, spec))
-        if kind == "gm.pause":
-            if record["status"] not in ("running", "signup"):
-                raise conflict("not_running", f"The game is {record['status']}; only a running game can be paused.")
-            remaining = 0
-            if record["phase"] is not None:
-                left = (clock.parse(record["phase"]["deadline"]) - now).total_seconds()
-                remaining = max(1, math.ceil(left))
-            return Plan(kind, GM_ACTOR, {"reason": reason, "remaining": remaining},
-                        after=lambda event: deadlines.clear(ctx.redis, game_id))
-        _require_running(record)
-        number = record["phase"]["number"]
-        if kind == "gm.resolve_now":
-            return Plan(kind, GM_ACTOR, {"reason": reason, "phase": number},
-                        after=lambda event: resolve_soon(ctx.queue, game_id, number, f"gm{event['seq']}"))
-        # gm.extend_deadline
-        current = clock.parse(record["phase"]["deadline"])
-        if data["seconds"] is not None:
-            new = clock.iso(current + timedelta(seconds=data["seconds"]))
-        else:
-            new = clock.iso(data["deadline"])
-        if clock.parse(new) <= now:
-            raise invalid("The new deadline must be in the future.", {"deadline": ["In the past."]})
-        spec = {**record["phase"], "deadline": new}
-        return Plan(kind, GM_ACTOR, {"reason": reason, "phase": number, "previous": record["phase"]["deadline"],
-                                     "deadline": new},
-                    before=lambda: deadlines.set_due(ctx.redis, game_id, clock.parse(new)),
-                    after=lambda event: _reschedule(ctx, game_id, record, spec))
-
-    return build
-
-
-def _eject_plan(ctx: Context, game_id: str, record: Record, player_id: str, reason: str) -> Plan:
-    if record["status"] == "finished":
-        raise conflict("finished", "The game is over.")
-    player = next((p for p in record["players"] if p["id"] == player_id), None)
-    if player is None:
-        raise invalid(f"No player {player_id!r} in this game.", {"player_id": ["Unknown player."]})
-    if player["ejected"]:
-        raise conflict("already_ejected", "That player has already been ejected.")
-
-    def after(event: Event) -> None:
-        if record["status"] != "running" or not record["resolve_early"]:
-            return
-        engine = engine_for(record)
-        phase = engine.phase(engine.eject(record["engine"], player_id))
-        if phase is not None and not phase.awaiting:
-            resolve_soon(ctx.queue, game_id, record["phase"]["number"], f"eject{event['seq']}")
-
-    return Plan("gm.eject", GM_ACTOR, {"reason": reason, "player_id": player_id}, after=after)
-
-
-def _reschedule(ctx: Context, game_id: str, record: Record, spec: dict[str, Any]) -> None:
-    when = clock.parse(spec["deadline"])
-    schedule_at(ctx.queue, game_id, spec["number"], when, f"at{int(when.timestamp())}")
-
-
-# -- small helpers -----------------------------------------------------------------------------
-
-def _fields(body: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in body.items() if k != "type"}
-
-
-def _load(schema: Any, data: Any) -> dict[str, Any]:
-    try:
-        return schema.load(data)
-    except ValidationError as exc:
-        raise invalid("The request has invalid fields.", exc.messages if isinstance(exc.messages, dict)
-                      else {"_schema": exc.messages}) from exc
-
-
-def _require_gm(caller: Caller, what: str) -> None:
-    if caller.role == "public":
-        raise unauthorized(f"Only the GM may {what}: send the GM token.")
-    if not caller.is_gm:
-        raise forbidden(f"Only the GM may {what}.")
-
-
-def _require_running(record: Record) -> None:
-    status = record["status"]
-    if status == "signup":
-        raise conflict("not_started", "The game has not started yet.")
-    if status == "paused":
-        raise conflict("paused", "The game is paused by the GM.")
-    if status == "finished":
-        raise conflict("finished", "The game is over.")
-
-
-def _seed(ctx: Context, game_id: str) -> str:
-    seed = ctx.store.private_field(game_id, "seed")
-    if seed is None:
-        raise ApiError(500, "internal", "This game's seed is missing.")
-    return seed

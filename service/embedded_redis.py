@@ -73,9 +73,9 @@ def start(directory: Path, port: int | None = None, *, aof: bool = True, fsync: 
         try:
             client.ping()
             break
-        except redis.ConnectionError:
+        except redis.ConnectionError as exc:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"redis-server did not start; see {directory / 'redis.log'}")
+                raise RuntimeError(f"redis-server did not start; see {directory / 'redis.log'}") from exc
             time.sleep(0.05)
     client.close()
     return EmbeddedRedis(process, port, directory)

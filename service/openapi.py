@@ -68,7 +68,8 @@ def _action_schemas(spec: APISpec) -> list[dict[str, Any]]:
             body = converter.schema2jsonschema(action.schema)
             body.setdefault("properties", {})
             body["properties"]["type"] = {"type": "string", "enum": [action.name]}
-            body["properties"]["on_behalf_of"] = {"type": "string", "description": "GM only: the player whose order this is."}
+            body["properties"]["on_behalf_of"] = {"type": "string",
+                                                  "description": "GM only: the player whose order this is."}
             body["required"] = sorted({"type", *body.get("required", [])})
             body["description"] = f"{engine.meta.title}: {action.description}".strip()
             spec.components.schema(component, body)
@@ -106,7 +107,8 @@ def document() -> dict[str, Any]:
         ("/v1/health", {"get": {"summary": "Service and store health", "responses": _responses(200, "Health")}}),
         ("/v1/game-types", {"get": {"summary": "Every game type with its options and orders",
                                     "responses": _responses(200, "Any")}}),
-        ("/v1/games", {"post": {"summary": "Create a game", "requestBody": {"required": True, "content": _json("CreateGame")},
+        ("/v1/games", {"post": {"summary": "Create a game",
+                                "requestBody": {"required": True, "content": _json("CreateGame")},
                                 "responses": _responses(201, "CreatedGame", 400, 401, 413, 422)}}),
         ("/v1/games/{game_id}", {"get": {"summary": "The game as the caller may see it", "parameters": gid,
                                          "security": secured, "responses": _responses(200, "Game", 401, 404)}}),

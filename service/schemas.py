@@ -14,7 +14,8 @@ class CreateGameSchema(Schema):
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seed = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=256),
                          metadata={"description": "Fix the seed (secret until the game ends)."})
-    deadlines = fields.Dict(keys=fields.String(), values=fields.Integer(strict=True, validate=validate.Range(1, MAX_SECONDS)),
+    deadlines = fields.Dict(keys=fields.String(),
+                            values=fields.Integer(strict=True, validate=validate.Range(1, MAX_SECONDS)),
                             load_default=dict, metadata={"description": "Seconds per phase name."})
     resolve_early = fields.Boolean(load_default=True)
 

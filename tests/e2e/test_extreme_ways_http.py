@@ -62,7 +62,8 @@ def test_twelve_players_play_extreme_ways_to_the_end(stack: Stack, settings: Set
     assert cli.returncode == 1 and "another hash" in cli.stderr
 
     tampered = copy.deepcopy(exported)
-    target = next(e for e in tampered["events"] if e["type"] == "action.submitted" and e["data"]["action"]["type"] == "bid")
+    target = next(e for e in tampered["events"]
+                  if e["type"] == "action.submitted" and e["data"]["action"]["type"] == "bid")
     target["data"]["action"]["amount"] += 1
     status, report = stack.call("POST", "/replays/verify", tampered)
     assert status == 200 and not report["ok"]

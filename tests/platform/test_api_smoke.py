@@ -18,7 +18,7 @@ def test_create_join_start_bid_resolve(ctx: Context) -> None:
         tokens[joined["player_id"]] = joined["token"]
     status, started = api.post(f"/games/{gid}/start", token=gm)
     assert status == 200, started
-    for i, (pid, token) in enumerate(tokens.items()):
+    for i, token in enumerate(tokens.values()):
         status, accepted = api.post(f"/games/{gid}/actions", {"type": "bid", "amount": i + 1}, token=token)
         assert status == 202, accepted
     run_queued_jobs(ctx)

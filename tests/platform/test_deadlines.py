@@ -69,7 +69,7 @@ def test_racing_resolvers_record_one_outcome(api: Api, ctx: Context, game: Game)
 
 
 def test_everyone_acted_resolves_early(api: Api, ctx: Context, game: Game) -> None:
-    for pid, token in game.tokens.items():
+    for token in game.tokens.values():
         api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=token)
     run_queued_jobs(ctx)
     outcomes = _outcomes(api, game)

@@ -77,7 +77,8 @@ def test_packets_won_are_private_to_their_winner(api: Api, ctx: Context) -> None
     assert resolved, "the first auction was not resolved"
     full = resolved[0]["data"]["outcome"]
     assert set(full.get("private", {})) >= {"p1", "p2"}
-    p2_view = [e for e in api.get(game.path("/events"), game.tokens["p2"])[1]["events"] if e["type"] == "phase.resolved"]
+    p2_events = api.get(game.path("/events"), game.tokens["p2"])[1]["events"]
+    p2_view = [e for e in p2_events if e["type"] == "phase.resolved"]
     assert set(p2_view[0]["data"]["outcome"].get("private", {})) == {"p2"}
     assert "secret" not in p2_view[0]["data"]["outcome"]
     public = [e for e in api.get(game.path("/events"))[1]["events"] if e["type"] == "phase.resolved"]

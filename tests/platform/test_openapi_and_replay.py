@@ -26,7 +26,7 @@ def test_openapi_lists_every_route_the_app_serves(api: Api, ctx: Context) -> Non
 def test_every_error_response_is_documented_with_the_error_schema(api: Api) -> None:
     doc = api.get("/openapi.json")[1]
     for path, operations in doc["paths"].items():
-        for method, operation in operations.items():
+        for operation in operations.values():
             for code, response in operation["responses"].items():
                 if code.startswith("4"):
                     assert response["content"]["application/json"]["schema"]["$ref"].endswith("/Error"), (path, code)

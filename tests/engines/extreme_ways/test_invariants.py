@@ -10,7 +10,7 @@ from engines.extreme_ways import ENGINE
 def _check(state: dict) -> None:
     assert all(g >= 0 for g in state["gold"].values()), "gold never goes negative"
     assert all(g >= 0 for g in state["garnets"].values())
-    for player, won in state["packets_won"].items():
+    for won in state["packets_won"].values():
         rounds = [w["round"] for w in won]
         assert len(rounds) == len(set(rounds)), "at most one packet per round (one bid per round)"
         assert all(w["paid"] >= 1 for w in won), "a packet is only won with a positive bid"

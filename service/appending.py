@@ -1,0 +1,112 @@
+"""The append loop every command goes through: load the freshest record, build one
+event from it (validating as it goes), append it conditionally, retry on a conflict.
+
+A build that raises appends nothing; scheduling after an append is best effort.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from engines.canonical import canonical_json, sha256_hex
+from eventlog.events import Event, seal
+from eventlog.store import Conflict, IdempotencyRecord
+from replays.fold import Record
+from service.auth import Caller
+from service.context import Context
+from service.errors import ApiError, invalid, not_found
+
+MAX_ATTEMPTS = 25
+log = logging.getLogger("arbiter.commands")
+
+
+@dataclass
+class Plan:
+    """One event to append, built from a record that was just validated against."""
+
+    type: str
+    actor: str
+    data: dict[str, Any]
+    status: int = 202
+    private: dict[str, str] = field(default_factory=dict)
+    respond: Callable[[Event], dict[str, Any]] | None = None
+    before: Callable[[], None] | None = None   # index writes that must precede the event
+    after: Callable[[Event], None] | None = None
+
+
+def receipt(game_id: str, event: Event) -> dict[str, Any]:
+    """What the caller keeps to check later that the log holds exactly their order."""
+    return {
+        "seq": event["seq"],
+        "hash": event["hash"],
+        "receipt": {
+            "game_id": game_id,
+            "seq": event["seq"],
+            "hash": event["hash"],
+            "prev_hash": event["prev_hash"],
+            "at": event["at"],
+        },
+    }
+
+
+# -- the append loop ---------------------------------------------------------------------
+
+def append(
+    ctx: Context,
+    game_id: str,
+    build: Callable[[Record], Plan],
+    caller: Caller | None = None,
+    idempotency_key: str | None = None,
+    body: Any = None,
+) -> tuple[int, dict[str, Any]]:
+    key_digest = body_digest = None
+    if idempotency_key and caller is not None and caller.token_digest:
+        key_digest = sha256_hex(idempotency_key)
+        body_digest = sha256_hex(canonical_json(body))
+        prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
+        if prior is not None:
+            return _replayed(prior, body_digest)
+    for _attempt in range(MAX_ATTEMPTS):
+        record = ctx.loader.load(game_id)
+        if record is None:
+            raise not_found(f"No game {game_id!r}.")
+        plan = build(record)
+        event = seal(record["seq"] + 1, record["head_hash"], plan.type, plan.actor, plan.data)
+        response = plan.respond(event) if plan.respond else receipt(game_id, event)
+        idem = None
+        if key_digest and body_digest and caller is not None:
+            idem = IdempotencyRecord(caller.scope, key_digest, body_digest, plan.status, response)
+        if plan.before:
+            plan.before()
+        try:
+            appended = ctx.store.append(game_id, event, idempotency=idem, private=plan.private)
+        except Conflict:
+            continue
+        if appended.replay is not None:
+            return _replayed(appended.replay, body_digest or "")
+        if plan.after:
+            _after(plan.after, event)
+        return plan.status, response
+    raise ApiError(503, "busy", "The game is busy right now; please retry.")
+
+
+def _after(hook: Callable[[Event], None], event: Event) -> None:
+    """Scheduling after an append is best effort: the event is already the truth, and
+    the sweeper re-queues any deadline whose job did not make it onto the queue."""
+    try:
+        hook(event)
+    except Exception:
+        log.exception("scheduling after seq %s failed; the sweeper will catch up", event["seq"])
+
+
+def _replayed(prior: dict[str, Any], body_digest: str) -> tuple[int, dict[str, Any]]:
+    if prior["body"] != body_digest:
+        raise invalid(
+            "This Idempotency-Key was already used with a different request body.",
+            {"Idempotency-Key": ["Reused with a different body."]},
+            code="idempotency_key_reused",
+        )
+    return prior["status"], prior["response"]
+
+

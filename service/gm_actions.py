@@ -1,0 +1,91 @@
+"""GM actions: deadlines, pauses, early resolution and ejections, each a public event
+with a reason."""
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+from typing import Any, Callable
+
+from eventlog import deadlines
+from eventlog.events import GM_ACTOR, Event
+from replays.fold import Record, engine_for
+from service import clock
+from service.appending import Plan
+from service.context import Context
+from service.errors import conflict, invalid
+from service.guards import require_running
+from workers.scheduling import resolve_soon, schedule_at
+
+
+def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Callable[[Record], Plan]:
+    reason = data["reason"]
+
+    def build(record: Record) -> Plan:
+        now = clock.now()
+        if kind == "gm.eject":
+            return _eject_plan(ctx, game_id, record, data["player_id"], reason)
+        if kind == "gm.resume":
+            if record["status"] != "paused":
+                raise conflict("not_paused", "The game is not paused.")
+            if record["phase"] is None:
+                return Plan(kind, GM_ACTOR, {"reason": reason, "deadline": None})
+            spec = {**record["phase"], "deadline": clock.after(record["paused"]["remaining"], now)}
+            return Plan(kind, GM_ACTOR, {"reason": reason, "deadline": spec["deadline"]},
+                        before=lambda: deadlines.set_due(ctx.redis, game_id, clock.parse(spec["deadline"])),
+                        after=lambda event: _reschedule(ctx, game_id, record, spec))
+        if kind == "gm.pause":
+            if record["status"] not in ("running", "signup"):
+                raise conflict("not_running", f"The game is {record['status']}; only a running game can be paused.")
+            remaining = 0
+            if record["phase"] is not None:
+                left = (clock.parse(record["phase"]["deadline"]) - now).total_seconds()
+                remaining = max(1, math.ceil(left))
+            return Plan(kind, GM_ACTOR, {"reason": reason, "remaining": remaining},
+                        after=lambda event: deadlines.clear(ctx.redis, game_id))
+        require_running(record)
+        number = record["phase"]["number"]
+        if kind == "gm.resolve_now":
+            return Plan(kind, GM_ACTOR, {"reason": reason, "phase": number},
+                        after=lambda event: resolve_soon(ctx.queue, game_id, number, f"gm{event['seq']}"))
+        # gm.extend_deadline
+        current = clock.parse(record["phase"]["deadline"])
+        if data["seconds"] is not None:
+            new = clock.iso(current + timedelta(seconds=data["seconds"]))
+        else:
+            new = clock.iso(data["deadline"])
+        if clock.parse(new) <= now:
+            raise invalid("The new deadline must be in the future.", {"deadline": ["In the past."]})
+        spec = {**record["phase"], "deadline": new}
+        return Plan(kind, GM_ACTOR, {"reason": reason, "phase": number, "previous": record["phase"]["deadline"],
+                                     "deadline": new},
+                    before=lambda: deadlines.set_due(ctx.redis, game_id, clock.parse(new)),
+                    after=lambda event: _reschedule(ctx, game_id, record, spec))
+
+    return build
+
+
+def _eject_plan(ctx: Context, game_id: str, record: Record, player_id: str, reason: str) -> Plan:
+    if record["status"] == "finished":
+        raise conflict("finished", "The game is over.")
+    player = next((p for p in record["players"] if p["id"] == player_id), None)
+    if player is None:
+        raise invalid(f"No player {player_id!r} in this game.", {"player_id": ["Unknown player."]})
+    if player["ejected"]:
+        raise conflict("already_ejected", "That player has already been ejected.")
+
+    def after(event: Event) -> None:
+        if record["status"] != "running" or not record["resolve_early"]:
+            return
+        engine = engine_for(record)
+        phase = engine.phase(engine.eject(record["engine"], player_id))
+        if phase is not None and not phase.awaiting:
+            resolve_soon(ctx.queue, game_id, record["phase"]["number"], f"eject{event['seq']}")
+
+    return Plan("gm.eject", GM_ACTOR, {"reason": reason, "player_id": player_id}, after=after)
+
+
+def _reschedule(ctx: Context, game_id: str, record: Record, spec: dict[str, Any]) -> None:
+    when = clock.parse(spec["deadline"])
+    schedule_at(ctx.queue, game_id, spec["number"], when, f"at{int(when.timestamp())}")
+
+

@@ -1,0 +1,48 @@
+"""Checks shared by every command: schema loading, who may act, whether the game runs."""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import ValidationError
+
+from replays.fold import Record
+from service.auth import Caller
+from service.context import Context
+from service.errors import ApiError, conflict, forbidden, invalid, unauthorized
+
+
+def fields_of(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k != "type"}
+
+
+def load(schema: Any, data: Any) -> dict[str, Any]:
+    try:
+        return schema.load(data)
+    except ValidationError as exc:
+        raise invalid("The request has invalid fields.", exc.messages if isinstance(exc.messages, dict)
+                      else {"_schema": exc.messages}) from exc
+
+
+def require_gm(caller: Caller, what: str) -> None:
+    if caller.role == "public":
+        raise unauthorized(f"Only the GM may {what}: send the GM token.")
+    if not caller.is_gm:
+        raise forbidden(f"Only the GM may {what}.")
+
+
+def require_running(record: Record) -> None:
+    status = record["status"]
+    if status == "signup":
+        raise conflict("not_started", "The game has not started yet.")
+    if status == "paused":
+        raise conflict("paused", "The game is paused by the GM.")
+    if status == "finished":
+        raise conflict("finished", "The game is over.")
+
+
+def seed_of(ctx: Context, game_id: str) -> str:
+    seed = ctx.store.private_field(game_id, "seed")
+    if seed is None:
+        raise ApiError(500, "internal", "This game's seed is missing.")
+    return seed
+
