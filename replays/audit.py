@@ -43,7 +43,8 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
     if seed is not None and record.get("seed_commitment") and sha256_hex(seed) != record["seed_commitment"]:
-        divergences.insert(0, {"seq": 1, "check": "seed", "problem": "the seed does not match the published commitment"})
+        divergences.insert(0, {"seq": 1, "check": "seed",
+                               "problem": "the seed does not match the published commitment"})
     return {
         "ok": not divergences,
         "game_id": record.get("game_id"),
@@ -54,7 +55,8 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
             "problem": broken["problem"] if broken else None,
             "head_hash": events[-1].get("hash") if events and isinstance(events[-1], dict) else None,
         },
-        "outcomes": {"checked": checked, "seed": "used" if seed is not None else "not available: outcomes not recomputed"},
+        "outcomes": {"checked": checked,
+                     "seed": "used" if seed is not None else "not available: outcomes not recomputed"},
         "divergences": divergences,
         "final": {"seq": record["seq"], "status": record.get("status"), "result": record.get("result")}
         if record.get("game_id") else None,
