@@ -37,6 +37,15 @@ def create_app(context: Context | None = None) -> Flask:
 
     register_openapi(app)
 
+    @app.after_request
+    def cors(response: Any) -> Any:
+        """Browser clients on any origin may call the API: auth is a bearer token, never a cookie."""
+        response.headers["Access-Control-Allow-Origin"] = "*"
+        response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type, Idempotency-Key"
+        response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+        response.headers["Access-Control-Max-Age"] = "600"
+        return response
+
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError) -> Any:
         return reply(exc.body(), exc.status)

@@ -43,3 +43,13 @@ def test_replay_gives_the_callers_view_after_each_event(api: Api, game: Game) ->
     assert status == 200 and one["seq"] == 6 and one["view"]["status"] == "running"
     status, mine = api.get(game.path("/replay?at=7"), game.tokens["p2"])
     assert mine["event"]["data"]["action"]["amount"] == 9
+
+
+def test_browser_clients_get_cors_headers(api: Api, game: Game) -> None:
+    preflight = api.client.options(f"/v1{game.path('/actions')}", headers={
+        "Origin": "https://client.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "Authorization, Idempotency-Key"})
+    assert preflight.status_code in (200, 204)
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "Idempotency-Key" in preflight.headers["Access-Control-Allow-Headers"]
+    assert api.client.get(f"/v1{game.path()}").headers["Access-Control-Allow-Origin"] == "*"
