@@ -53,6 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     simulate.add_argument("--options", default="{}", help="game options as JSON")
     simulate.add_argument("--quiet", action="store_true")
 
+    sub.add_parser("bench", add_help=False,
+                   help="run the benchmarks on the real stack (arbiter bench --help; see bench/README.md)")
+
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:  # every option belongs to bench's own parser
+        from bench.__main__ import main as bench_main
+
+        return bench_main(argv[1:])
     args = parser.parse_args(argv)
     return COMMANDS[args.command](args)
 

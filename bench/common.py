@@ -1,0 +1,184 @@
+"""The stack a benchmark runs against: a real redis-server, gunicorn serving a WSGI app
+with the same settings as ``arbiter up``, and ``arbiter worker`` processes, all bound to
+127.0.0.1 and all stopped (process group and all) when the run ends, even on failure."""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from redis import Redis
+
+from service import embedded_redis
+from service.cli import GUNICORN_DEFAULTS
+from service.config import Settings
+from service.context import Context
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def child_env(settings: Settings, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(REDIS_URL=settings.redis_url, ARBITER_QUEUE_URL=settings.queue_url, ARBITER_QUEUE=settings.queue_name,
+               PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+               PYTHONUNBUFFERED="1", **extra)
+    return env
+
+
+def stop_group(process: subprocess.Popen, timeout: float = 15) -> None:
+    """Stop a process we started and every child it made (gunicorn workers, RQ's scheduler)."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=10)
+
+
+@dataclass
+class Stack:
+    """One benchmark's processes.  Use as ``with Stack.start(workdir) as stack:``."""
+
+    workdir: Path
+    redis: embedded_redis.EmbeddedRedis
+    settings: Settings
+    processes: list[subprocess.Popen] = field(default_factory=list)
+
+    @classmethod
+    @contextmanager
+    def start(cls, workdir: Path, *, fsync: str = "everysec") -> Iterator["Stack"]:
+        """Redis as ``arbiter up`` runs it: AOF on, fsync every second (or as asked)."""
+        workdir.mkdir(parents=True, exist_ok=True)
+        server = embedded_redis.start(workdir / "redis", aof=True, fsync=fsync)
+        base = server.url.rsplit("/", 1)[0]
+        settings = Settings(redis_url=f"{base}/0", queue_url=f"{base}/1", queue_name="arbiter-bench",
+                            admin_token=None, max_body_bytes=64 * 1024)
+        stack = cls(workdir, server, settings)
+        try:
+            yield stack
+        finally:
+            for process in reversed(stack.processes):
+                stop_group(process)
+            server.stop()
+
+    @property
+    def client(self) -> Redis:
+        return Redis.from_url(self.settings.redis_url)
+
+    def context(self) -> Context:
+        return Context(self.settings)
+
+    def api(self, app: str = "service.wsgi:app", gunicorn: list[str] | None = None, name: str = "api") -> "Api":
+        port = embedded_redis.free_port()
+        args = [sys.executable, "-m", "gunicorn", *(gunicorn or GUNICORN_DEFAULTS), "--bind", f"127.0.0.1:{port}", app]
+        log = open(self.workdir / f"{name}.log", "ab")
+        process = subprocess.Popen(args, env=child_env(self.settings), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        self.processes.append(process)
+        api = Api(process, port, name)
+        api.wait_ready(self.workdir / f"{name}.log")
+        return api
+
+    def stop(self, process: subprocess.Popen) -> None:
+        stop_group(process)
+        if process in self.processes:
+            self.processes.remove(process)
+
+    def worker(self, name: str, worker_class: str = "simple") -> subprocess.Popen:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker", "--class", worker_class, "--name", name],
+            env=child_env(self.settings), cwd=ROOT, stdout=open(self.workdir / f"{name}.log", "ab"),
+            stderr=subprocess.STDOUT, start_new_session=True)
+        self.processes.append(process)
+        return process
+
+
+@dataclass
+class Api:
+    process: subprocess.Popen
+    port: int
+    name: str
+
+    def wait_ready(self, log: Path, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}; see {log}")
+            try:
+                status, _ = self.call("GET", "/v1/health")
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"{self.name} did not come up in {timeout}s; see {log}")
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            all_headers = {"Content-Type": "application/json", **(headers or {})}
+            if token:
+                all_headers["Authorization"] = f"Bearer {token}"
+            connection.request(method, path, body=None if body is None else json.dumps(body), headers=all_headers)
+            response = connection.getresponse()
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else None
+        finally:
+            connection.close()
+
+    def worker_pids(self) -> list[int]:
+        """gunicorn's worker processes (the children of its master)."""
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(p) for p in children.read_text().split()] if children.exists() else []
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    """Median and range of repeated measurements: the median is reported, the range shows the noise."""
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
+
+
+def best_of(repeats: int, run: Any) -> tuple[float, Any]:
+    """The fastest of ``repeats`` timings of ``run()`` (noise only ever adds time), and its result."""
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = run()
+        best = min(best, time.perf_counter() - started)
+    return best, result

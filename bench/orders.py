@@ -1,0 +1,96 @@
+"""Benchmark 1: submitting sealed orders through the full path, against a bare
+marshmallow + XADD endpoint in the same gunicorn config; then again with Redis on
+``appendfsync always``."""
+from __future__ import annotations
+
+import json
+import random
+import statistics
+from typing import Any
+
+from bench.common import Stack, say, spread
+from bench.driver import load
+from bench.games import bot_orders, make_game
+from bench.report import row
+
+TARGET = 0.7
+
+
+def _requests(ctx: Any, games: int) -> list[dict[str, Any]]:
+    """Valid sealed bids over many Extreme Ways games.  Three of four players bid (and
+    keep replacing their bid, as the rules allow); the fourth never does, so the phase
+    stays open with early resolution on, the default."""
+    items = []
+    for _ in range(games):
+        game = make_game(ctx, "extreme-ways", 4)
+        orders = bot_orders(ctx, game)
+        bidders = [p for p in sorted(game.tokens) if p in orders and orders[p]["type"] == "bid"][:3]
+        if not bidders:
+            continue
+        for player in bidders:
+            items.append({"method": "POST", "path": f"/v1/games/{game.game_id}/actions",
+                          "body": json.dumps(orders[player]),
+                          "headers": {"Authorization": f"Bearer {game.tokens[player]}"}})
+    random.Random(5).shuffle(items)
+    return items
+
+
+def _rounds(stack: Stack, real: Any, base: Any, items: list[dict[str, Any]], rounds: int, duration: float,
+            threads: int, tag: str) -> dict[str, Any]:
+    runs: dict[str, list[dict[str, Any]]] = {"full": [], "baseline": []}
+    for index in range(rounds):
+        order = [("baseline", base), ("full", real)] if index % 2 == 0 else [("full", real), ("baseline", base)]
+        for name, api in order:
+            result = load(api.port, items, threads=threads, duration=duration,
+                          idempotency_prefix=f"{tag}-{name}-{index}")
+            say(f"  orders/{tag} round {index + 1} {name}: {result['rps']:.0f} req/s, "
+                f"p99 {result['latency_ms']['p99']:.1f} ms, statuses {result['statuses']}")
+            runs[name].append(result)
+    for name, results in runs.items():
+        for result in results:
+            bad = result["requests"] - result["ok"]
+            if result["ok"] == 0 or bad > 0.01 * result["requests"]:
+                raise RuntimeError(f"orders/{tag} {name}: {bad} of {result['requests']} requests failed: "
+                                   f"{result['statuses']}")
+    ratios = [f["rps"] / b["rps"] for f, b in zip(runs["full"], runs["baseline"])]
+    return {
+        "full_rps": spread([r["rps"] for r in runs["full"]]),
+        "baseline_rps": spread([r["rps"] for r in runs["baseline"]]),
+        "ratio": spread(ratios),
+        "full_p99_ms": statistics.median(r["latency_ms"]["p99"] for r in runs["full"]),
+        "baseline_p99_ms": statistics.median(r["latency_ms"]["p99"] for r in runs["baseline"]),
+        "client_cpu_share": statistics.median(r["client_cpu_share"] for r in runs["full"] + runs["baseline"]),
+        "runs": runs,
+    }
+
+
+def run(stack: Stack, quick: bool) -> dict[str, Any]:
+    games = 8 if quick else 200
+    rounds = 1 if quick else 3
+    duration = 1.5 if quick else 6.0
+    threads = 4 if quick else 16
+    ctx = stack.context()
+    items = _requests(ctx, games)
+    real = stack.api("service.wsgi:app", name="api-orders")
+    base = stack.api("bench.baseline_app:app", name="api-baseline")
+    say(f"orders: {len(items)} bidders in {games} games, {threads} client threads, {rounds}x{duration}s each side")
+    result: dict[str, Any] = {"games": games, "bidders": len(items), "threads": threads, "seconds_per_run": duration}
+    result["everysec"] = _rounds(stack, real, base, items, rounds, duration, threads, "everysec")
+    stack.client.config_set("appendfsync", "always")
+    try:
+        result["always"] = _rounds(stack, real, base, items, rounds, duration, threads, "always")
+    finally:
+        stack.client.config_set("appendfsync", "everysec")
+    stack.stop(real.process)
+    stack.stop(base.process)
+    every, always = result["everysec"], result["always"]
+    result["summary"] = [
+        row("POST actions, AOF everysec", every["full_rps"]["median"], "req/s", every["baseline_rps"]["median"],
+            every["ratio"]["median"], f">= {TARGET}", every["ratio"]["median"] >= TARGET,
+            f"ratio range {every['ratio']['min']:.2f}-{every['ratio']['max']:.2f}"),
+        row("POST actions, AOF always", always["full_rps"]["median"], "req/s", always["baseline_rps"]["median"],
+            always["ratio"]["median"], "report", None,
+            f"ratio range {always['ratio']['min']:.2f}-{always['ratio']['max']:.2f}"),
+        row("POST actions p99 latency", every["full_p99_ms"], "ms", every["baseline_p99_ms"]),
+    ]
+    return result
