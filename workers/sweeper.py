@@ -17,7 +17,7 @@ from workers.scheduling import resolve_soon
 log = logging.getLogger("arbiter.sweeper")
 
 GRACE = 5.0       # leave the scheduled job this long before stepping in
-RETRY_EVERY = 15  # seconds between sweeper re-queues of the same phase
+RETRY_EVERY = 5   # seconds between sweeper re-queues of the same phase (a duplicate job is harmless)
 
 
 def sweep_once(ctx: Context) -> list[tuple[str, str]]:
@@ -35,10 +35,13 @@ def sweep_once(ctx: Context) -> list[tuple[str, str]]:
             actions.append((game_id, "not yet due"))
             continue
         number = record["phase"]["number"]
-        resolve_soon(ctx.queue, game_id, number, f"sweep{int(now) // RETRY_EVERY}")
+        # A fresh job id per attempt: an id reused from a job whose worker was killed
+        # (still "started" in RQ's registry) would make this enqueue a silent no-op.
+        queued = resolve_soon(ctx.queue, game_id, number, f"sweep{int(now)}")
         deadlines.set_due(ctx.redis, game_id, now + RETRY_EVERY)
-        log.warning("game %s phase %s overdue by %.1fs: re-queued", game_id, number, now - due_at)
-        actions.append((game_id, "requeued"))
+        log.warning("game %s phase %s overdue by %.1fs: %s", game_id, number, now - due_at,
+                    "re-queued" if queued else "already queued")
+        actions.append((game_id, "requeued" if queued else "already queued"))
     return actions
 
 
