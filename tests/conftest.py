@@ -34,3 +34,21 @@ def ctx(settings: Settings) -> Iterator[Context]:
     use(context)
     yield context
     use(None)
+
+
+# -- the --soak option and reliability figures (tests/faults, tests/security, tests/schema) ----
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--soak", action="store_true", default=False,
+                     help="run the fault and security suites at their large (soak) counts")
+
+
+@pytest.fixture(scope="session")
+def soak(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--soak"))
+
+
+def pytest_terminal_summary(terminalreporter: object, exitstatus: int, config: pytest.Config) -> None:
+    from tests.faults import figures
+
+    figures.summary(terminalreporter)

@@ -36,8 +36,9 @@ class Stack:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start_api(self) -> None:
-        self.port = free_port()
+    def start_api(self, port: int | None = None) -> None:
+        """Start gunicorn; pass ``port`` to restart it where clients already point."""
+        self.port = port or free_port()
         self.api = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--workers", "2", "--worker-class", "gthread", "--threads", "8",
              "--bind", f"127.0.0.1:{self.port}", "service.wsgi:app"],

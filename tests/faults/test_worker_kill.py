@@ -1,0 +1,69 @@
+"""Workers killed for real (SIGKILL) in the middle of a resolution, again and again.
+
+The fault hook ARBITER_FAULT_PAUSE_BEFORE_APPEND (workers/resolution.py) marks the game
+and stalls after the outcome is computed and before it is appended: the worst moment.
+"""
+from __future__ import annotations
+
+import signal
+import time
+
+from redis import Redis
+
+from service.config import Settings
+from tests.e2e.play import create_and_join
+from tests.e2e.stack import Stack
+from tests.faults import figures
+
+RESTART_BUDGET = 15.0  # seconds from the next worker starting to the phase being resolved
+
+
+def resolved(stack: Stack, game_id: str, gm: str) -> list[dict]:
+    status, body = stack.call("GET", f"/games/{game_id}/events?limit=1000", token=gm)
+    assert status == 200, body
+    return [e for e in body["events"] if e["type"] == "phase.resolved"]
+
+
+def test_workers_killed_mid_resolution_leave_exactly_one_outcome(stack: Stack, settings: Settings,
+                                                                 soak: bool) -> None:
+    rounds = 100 if soak else 10
+    redis = Redis.from_url(settings.redis_url)
+    recoveries: list[float] = []
+    games: list[tuple[str, str]] = []
+    for index in range(rounds):
+        doomed = stack.start_worker(f"doomed-{index}", ARBITER_FAULT_PAUSE_BEFORE_APPEND="60")
+        game_id, gm, _ = create_and_join(stack, "extreme-ways", 3, seed=f"kill-{index}", deadlines={"bidding": 1})
+        games.append((game_id, gm))
+        marker = f"arbiter:{{{game_id}}}:fault"
+        waited = time.monotonic() + 30
+        while not redis.exists(marker):
+            assert time.monotonic() < waited, f"round {index}: the worker never started resolving"
+            assert doomed.poll() is None, f"round {index}: the doomed worker exited early"
+            time.sleep(0.05)
+        stack.kill(doomed)  # SIGKILL to the worker and its scheduler, between outcome and append
+        redis.delete(marker)
+        assert resolved(stack, game_id, gm) == [], f"round {index}: the killed worker recorded an outcome"
+        started = time.monotonic()
+        replacement = stack.start_worker(f"replacement-{index}")
+        while not resolved(stack, game_id, gm):
+            assert time.monotonic() - started < RESTART_BUDGET, \
+                f"round {index}: not resolved within {RESTART_BUDGET}s of the next worker starting"
+            time.sleep(0.1)
+        recoveries.append(time.monotonic() - started)
+        # Park the game so its next (1 s) phase does not compete with the next round's kill.
+        status, body = stack.call("POST", f"/games/{game_id}/actions", {"type": "gm.pause", "reason": "parked"},
+                                  token=gm)
+        assert status in (202, 409), body
+        stack.kill(replacement, signal.SIGTERM)
+    # Any job left behind by a killed worker (started registry, sweeper re-queues) may run
+    # again now: it must find every phase already resolved.
+    stack.start_worker("cleanup")
+    time.sleep(3)
+    for game_id, gm in games:
+        numbers = [e["data"]["number"] for e in resolved(stack, game_id, gm)]
+        assert numbers.count(1) == 1 and len(numbers) == len(set(numbers)), (game_id, numbers)
+        status, audit = stack.call("GET", f"/games/{game_id}/audit", token=gm)
+        assert status == 200 and audit["ok"], audit
+    figures.record("worker SIGKILL mid-resolution", kills=rounds, outcomes_per_phase=1,
+                   recovery_p50_s=round(figures.percentile(recoveries, 50), 2),
+                   recovery_max_s=round(max(recoveries), 2), budget_s=RESTART_BUDGET)
