@@ -37,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    default_out = Path(tempfile.gettempdir()) / "arbiter-bench-quick.json" if args.quick else ROOT / "bench" / "results.json"
+    quick_out = Path(tempfile.gettempdir()) / "arbiter-bench-quick.json"
+    default_out = quick_out if args.quick else ROOT / "bench" / "results.json"
     out = Path(args.out) if args.out else default_out
     plots = Path(args.plots) if args.plots else (None if args.quick else ROOT / "bench")
     names = args.only or list(BENCHMARKS)

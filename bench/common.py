@@ -21,7 +21,7 @@ from redis import Redis
 from service import embedded_redis
 from service.cli import GUNICORN_DEFAULTS
 from service.config import Settings
-from service.context import Context
+from service.context import Context, use
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,9 +75,21 @@ class Stack:
         settings = Settings(redis_url=f"{base}/0", queue_url=f"{base}/1", queue_name="arbiter-bench",
                             admin_token=None, max_body_bytes=64 * 1024)
         stack = cls(workdir, server, settings)
+        # Anything in this process that reads the environment (RQ jobs run in-process by
+        # ``simulate``) must find this Redis, never a default one on 6379.
+        saved = {name: os.environ.get(name) for name in ("REDIS_URL", "ARBITER_QUEUE_URL", "ARBITER_QUEUE")}
+        os.environ.update(REDIS_URL=settings.redis_url, ARBITER_QUEUE_URL=settings.queue_url,
+                          ARBITER_QUEUE=settings.queue_name)
+        use(stack.context())
         try:
             yield stack
         finally:
+            use(None)
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
             for process in reversed(stack.processes):
                 stop_group(process)
             server.stop()
