@@ -56,8 +56,9 @@ def create_app(context: Context | None = None) -> Flask:
         message = exc.description or exc.name
         if status == 404:
             message = "No such endpoint; see /v1/openapi.json."
+        allow = {"Allow": ", ".join(exc.valid_methods)} if getattr(exc, "valid_methods", None) else None
         return reply({"error": {"code": STATUS_CODES.get(status, "http_error"), "message": message, "details": {}}},
-                     status)
+                     status, headers=allow)
 
     @app.errorhandler(Exception)
     def internal(exc: Exception) -> Any:
