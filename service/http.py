@@ -37,7 +37,9 @@ def too_large(limit: int) -> ApiError:
 
 def reply(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """Sorted-key JSON, so a replayed idempotent answer is the same bytes."""
-    response = Response(orjson.dumps(body, option=orjson.OPT_SORT_KEYS), status=status, mimetype="application/json")
+    # Non-string keys occur in marshmallow's messages for list items ({"options": {0: [...]}}).
+    data = orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    response = Response(data, status=status, mimetype="application/json")
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
@@ -45,7 +47,7 @@ def reply(body: Any, status: int = 200, headers: dict[str, str] | None = None) -
 
 def int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
     raw = request.args.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     try:
         value = int(raw)
