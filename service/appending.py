@@ -9,6 +9,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import orjson
+
 from engines.canonical import canonical_json, sha256_hex
 from eventlog.events import Event, seal
 from eventlog.store import Conflict, IdempotencyRecord
@@ -63,7 +65,7 @@ def append(
     key_digest = body_digest = None
     if idempotency_key and caller is not None and caller.token_digest:
         key_digest = sha256_hex(idempotency_key)
-        body_digest = sha256_hex(canonical_json(body))
+        body_digest = sha256_hex(_body_text(body))
         prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
         if prior is not None:
             return _replayed(prior, body_digest)
@@ -89,6 +91,15 @@ def append(
             _after(plan.after, event)
         return plan.status, response
     raise ApiError(503, "busy", "The game is busy right now; please retry.")
+
+
+def _body_text(body: Any) -> str:
+    """The request body in a stable form for its digest; a body the schemas will reject
+    (a float, say) still gets one, so the request fails with a 422 and not a 500."""
+    try:
+        return canonical_json(body)
+    except TypeError:
+        return orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _after(hook: Callable[[Event], None], event: Event) -> None:
