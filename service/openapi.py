@@ -25,6 +25,10 @@ ERRORS = {
 }
 
 
+RESPONSE_SCHEMAS = ("ErrorBody", "Error", "CreatedGame", "Joined", "Receipt", "Accepted", "Event", "EventsPage",
+                    "Audit", "Game", "Health")
+
+
 def _converter() -> OpenAPIConverter:
     return OpenAPIConverter(openapi_version="3.0.3", schema_name_resolver=lambda s: None, spec=APISpec(
         "x", "1", "3.0.3", plugins=[MarshmallowPlugin()]))
@@ -49,8 +53,9 @@ def _game_id() -> dict[str, Any]:
     return {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
 
-def _query(name: str, description: str) -> dict[str, Any]:
-    return {"name": name, "in": "query", "required": False, "schema": {"type": "integer"}, "description": description}
+def _query(name: str, description: str, minimum: int = 0, maximum: int = 2**53) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "description": description,
+            "schema": {"type": "integer", "minimum": minimum, "maximum": maximum}}
 
 
 def _action_schemas(spec: APISpec) -> list[dict[str, Any]]:
@@ -68,7 +73,7 @@ def _action_schemas(spec: APISpec) -> list[dict[str, Any]]:
             body = converter.schema2jsonschema(action.schema)
             body.setdefault("properties", {})
             body["properties"]["type"] = {"type": "string", "enum": [action.name]}
-            body["properties"]["on_behalf_of"] = {"type": "string",
+            body["properties"]["on_behalf_of"] = {"type": "string", "nullable": True,
                                                   "description": "GM only: the player whose order this is."}
             body["required"] = sorted({"type", *body.get("required", [])})
             body["description"] = f"{engine.meta.title}: {action.description}".strip()
@@ -126,11 +131,13 @@ def document() -> dict[str, Any]:
             "responses": _responses(202, "Accepted", 400, 401, 403, 404, 409, 413, 422)}}),
         ("/v1/games/{game_id}/events", {"get": {
             "summary": "The log, redacted for the caller", "parameters": gid + [
-                _query("after", "Only events with a larger seq"), _query("limit", "At most this many (1-1000)")],
+                _query("after", "Only events with a larger seq"),
+                _query("limit", "At most this many (1-1000)", 1, 1000)],
             "security": secured, "responses": _responses(200, "EventsPage", 401, 404, 422)}}),
         ("/v1/games/{game_id}/replay", {"get": {
             "summary": "The caller's view after each event, or at one seq", "parameters": gid + [
-                _query("at", "One seq"), _query("after", "Frames after this seq"), _query("limit", "Frames (1-500)")],
+                _query("at", "One seq (422 beyond the log)", 1), _query("after", "Frames after this seq"),
+                _query("limit", "Frames (1-500)", 1, 500)],
             "security": secured, "responses": _responses(200, "Any", 401, 404, 422)}}),
         ("/v1/games/{game_id}/audit", {"get": {"summary": "Re-fold and check everything (GM, or anyone once finished)",
                                                "parameters": gid, "security": secured,
@@ -140,7 +147,7 @@ def document() -> dict[str, Any]:
                                                 "responses": _responses(200, "Any", 401, 403, 404)}}),
         ("/v1/games/{game_id}/report", {"get": {
             "summary": "The turn report, for games that have one", "parameters": gid + [
-                _query("round", "Round number (default: latest)"),
+                _query("round", "Round number (default: latest)", 1, 10_000),
                 {"name": "format", "in": "query", "required": False,
                  "schema": {"type": "string", "enum": ["json", "text", "markdown", "bbcode"]}}],
             "security": secured, "responses": _responses(200, "Any", 401, 404, 409, 422)}}),
@@ -150,7 +157,12 @@ def document() -> dict[str, Any]:
     ]
     for path, operations in paths:
         spec.path(path=path, operations=operations)
-    return spec.to_dict()
+    document = spec.to_dict()
+    # Responses may grow new fields (the API promises to extend freely): only request
+    # bodies are closed to unknown properties.
+    for name in RESPONSE_SCHEMAS:
+        document["components"]["schemas"][name].pop("additionalProperties", None)
+    return document
 
 
 def register_openapi(app: Flask) -> None:
