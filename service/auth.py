@@ -84,9 +84,14 @@ def caller_for(store: EventStore, game_id: str, header: str | None, client: str 
     if token is None:
         return PUBLIC_CALLER
     counter = f"{keys.bad_tokens(game_id)}:{client}"
-    _throttle(store, counter)
     wanted = digest(token)
-    raw = store.private_field(game_id, token_field(wanted))
+    # One round trip for the throttle count and the token (every authenticated request pays it).
+    pipe = store.redis.pipeline(transaction=False)
+    pipe.get(counter)
+    pipe.hget(keys.private(game_id), token_field(wanted))
+    count, raw = pipe.execute()
+    if count is not None and int(count) >= BAD_TOKEN_LIMIT:
+        raise ApiError(429, "too_many_bad_tokens", "Too many invalid tokens for this game; try again in a minute.")
     if raw is None:
         _count_bad(store, counter)
         raise unauthorized("This token is not valid for this game.")
@@ -95,12 +100,6 @@ def caller_for(store: EventStore, game_id: str, header: str | None, client: str 
         _count_bad(store, counter)
         raise unauthorized("This token is not valid for this game.")
     return Caller(role["role"], role.get("player_id"), wanted)
-
-
-def _throttle(store: EventStore, key: str) -> None:
-    count = store.redis.get(key)
-    if count is not None and int(count) >= BAD_TOKEN_LIMIT:
-        raise ApiError(429, "too_many_bad_tokens", "Too many invalid tokens for this game; try again in a minute.")
 
 
 def _count_bad(store: EventStore, key: str) -> None:
