@@ -1,0 +1,43 @@
+"""Security tests run on the Flask app over the session's real Redis.
+
+Each token calls from its own client address, as real callers do: bad-token throttling
+counts per game and address, so one careless caller must not lock the others out.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from service.app import create_app
+from service.context import Context
+from tests.platform.helpers import Api
+
+
+def address_of(token: str | None) -> str:
+    digest = hashlib.sha256((token or "").encode()).digest()
+    return f"10.{digest[0]}.{digest[1]}.{digest[2] or 1}"
+
+
+@dataclass
+class AddressedApi(Api):
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
+             headers: dict[str, str] | None = None, raw: bytes | None = None) -> tuple[int, Any]:
+        all_headers = dict(headers or {})
+        if token:
+            all_headers["Authorization"] = f"Bearer {token}"
+        kwargs: dict[str, Any] = {"headers": all_headers, "environ_base": {"REMOTE_ADDR": address_of(token)}}
+        if raw is not None:
+            kwargs["data"] = raw
+            kwargs["content_type"] = "application/json"
+        elif body is not None:
+            kwargs["json"] = body
+        response = self.client.open(f"/v1{path}", method=method, **kwargs)
+        return response.status_code, response.get_json(silent=True)
+
+
+@pytest.fixture()
+def api(ctx: Context) -> Api:
+    return AddressedApi(create_app(ctx).test_client())
