@@ -41,3 +41,10 @@ class AddressedApi(Api):
 @pytest.fixture()
 def api(ctx: Context) -> Api:
     return AddressedApi(create_app(ctx).test_client())
+
+
+@pytest.fixture()
+def game(api: Api):
+    from tests.platform.conftest import new_game
+
+    return new_game(api)
