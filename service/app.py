@@ -5,6 +5,8 @@ import logging
 from typing import Any
 
 from flask import Flask
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException
 
 from engines import registry
@@ -59,6 +61,16 @@ def create_app(context: Context | None = None) -> Flask:
         allow = {"Allow": ", ".join(exc.valid_methods)} if getattr(exc, "valid_methods", None) else None
         return reply({"error": {"code": STATUS_CODES.get(status, "http_error"), "message": message, "details": {}}},
                      status, headers=allow)
+
+    @app.errorhandler(RedisConnectionError)
+    @app.errorhandler(RedisTimeoutError)
+    def store_unavailable(exc: Exception) -> Any:
+        """Redis down or restarting: a 503 the client can retry, not a 500."""
+        log.warning("event store unreachable: %s", exc)
+        return reply({"error": {"code": "store_unavailable", "details": {},
+                                "message": "The event store is not reachable right now; retry in a moment "
+                                           "(with the same Idempotency-Key, if you sent one)."}},
+                     503, headers={"Retry-After": "1"})
 
     @app.errorhandler(Exception)
     def internal(exc: Exception) -> Any:
