@@ -15,6 +15,7 @@ from tests.e2e.play import create_and_join
 from tests.e2e.stack import Stack
 from tests.faults import figures
 
+TRIGGERS = ("deadline", "early", "gm")  # how the doomed resolution was started, round by round
 RESTART_BUDGET = 15.0  # seconds from the next worker starting to the phase being resolved
 
 
@@ -32,8 +33,19 @@ def test_workers_killed_mid_resolution_leave_exactly_one_outcome(stack: Stack, s
     games: list[tuple[str, str]] = []
     for index in range(rounds):
         doomed = stack.start_worker(f"doomed-{index}", ARBITER_FAULT_PAUSE_BEFORE_APPEND="60")
-        game_id, gm, _ = create_and_join(stack, "extreme-ways", 3, seed=f"kill-{index}", deadlines={"bidding": 1})
+        game_id, gm, tokens = create_and_join(stack, "extreme-ways", 3, seed=f"kill-{index}",
+                                              deadlines={"bidding": 2})
         games.append((game_id, gm))
+        trigger = TRIGGERS[index % len(TRIGGERS)]
+        if trigger == "early":  # everyone has bid: the resolution is queued at once
+            for token in tokens.values():
+                status, body = stack.call("POST", f"/games/{game_id}/actions", {"type": "bid", "amount": 1},
+                                          token=token)
+                assert status == 202, body
+        elif trigger == "gm":
+            status, body = stack.call("POST", f"/games/{game_id}/actions", {"type": "gm.resolve_now", "reason": "now"},
+                                      token=gm)
+            assert status == 202, body
         marker = f"arbiter:{{{game_id}}}:fault"
         waited = time.monotonic() + 30
         while not redis.exists(marker):
