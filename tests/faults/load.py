@@ -91,3 +91,27 @@ def many_games(stack: Stack, count: int, game_type: str = "extreme-ways", player
     with ThreadPoolExecutor(8) as pool:
         return list(pool.map(lambda i: create_and_join(stack, game_type, players, seed=f"many-{i}", **create),
                              range(count)))
+
+
+def signed_up(stack: Stack, count: int, game_type: str = "extreme-ways", players: int = 3,
+              **create: Any) -> list[tuple[str, str]]:
+    """``count`` games with their players joined, not started yet: (game_id, gm token)."""
+    def one(index: int) -> tuple[str, str]:
+        status, created = stack.call("POST", "/games", {"type": game_type, "seed": f"many-{index}", **create})
+        assert status == 201, created
+        for player in range(players):
+            status, joined = stack.call("POST", f"/games/{created['game_id']}/players", {"name": f"R{player}"})
+            assert status == 201, joined
+        return created["game_id"], created["gm_token"]
+
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def start_all(stack: Stack, games: list[tuple[str, str]]) -> None:
+    def one(game: tuple[str, str]) -> None:
+        status, body = stack.call("POST", f"/games/{game[0]}/start", token=game[1])
+        assert status == 200, body
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(one, games))

@@ -1,0 +1,90 @@
+"""Deadlines survive a dead scheduler and a wiped queue: the sweeper re-queues every
+overdue phase from the log's deadline index, and resolution stays exactly-once."""
+from __future__ import annotations
+
+import time
+
+from redis import Redis
+
+from service import clock
+from service.config import Settings
+from tests.e2e.stack import Stack
+from tests.faults import figures
+from tests.faults.load import signed_up, start_all
+
+SCHEDULER_LOCK = "rq:scheduler-lock:{queue}"
+
+
+def _first_outcomes(stack: Stack, games: list[tuple[str, str]], timeout: float) -> dict[str, tuple[float, list]]:
+    """Wait until phase 1 of every game is resolved; lateness (s) and phase numbers resolved, per game."""
+    deadline = time.monotonic() + timeout
+    pending = dict(games)
+    found: dict[str, tuple[float, list]] = {}
+    while pending:
+        assert time.monotonic() < deadline, f"{len(pending)} of {len(games)} phases were never resolved"
+        for game_id, gm in list(pending.items()):
+            status, body = stack.call("GET", f"/games/{game_id}/events?limit=1000", token=gm)
+            events = body["events"]
+            outcomes = [e for e in events if e["type"] == "phase.resolved"]
+            if outcomes:
+                due = next(e for e in events if e["type"] == "game.started")["data"]["phase"]["deadline"]
+                late = (clock.parse(outcomes[0]["at"]) - clock.parse(due)).total_seconds()
+                found[game_id] = (late, [e["data"]["number"] for e in outcomes])
+                del pending[game_id]
+        time.sleep(0.2)
+    return found
+
+
+def _check_exactly_once(stack: Stack, games: list[tuple[str, str]]) -> None:
+    for game_id, gm in games:
+        status, body = stack.call("GET", f"/games/{game_id}/events?limit=1000", token=gm)
+        numbers = [e["data"]["number"] for e in body["events"] if e["type"] == "phase.resolved"]
+        assert numbers.count(1) == 1 and len(numbers) == len(set(numbers)), (game_id, numbers)
+
+
+def _lateness(found: dict[str, tuple[float, list]]) -> dict[str, float]:
+    late = sorted(v[0] for v in found.values())
+    return {"min_s": round(late[0], 2), "p50_s": round(late[len(late) // 2], 2), "max_s": round(late[-1], 2)}
+
+
+def test_killing_the_scheduler_lock_holder_before_50_deadlines(stack: Stack, settings: Settings,
+                                                               soak: bool) -> None:
+    count = 200 if soak else 50
+    queue_redis = Redis.from_url(settings.queue_url)
+    lock = SCHEDULER_LOCK.format(queue=settings.queue_name)
+    holder = stack.start_worker("lock-holder")
+    waited = time.monotonic() + 30
+    while not queue_redis.exists(lock):
+        assert time.monotonic() < waited, "the first worker never took the scheduler lock"
+        time.sleep(0.1)
+    stack.start_worker("survivor")
+    games = signed_up(stack, count, deadlines={"bidding": 6})
+    start_all(stack, games)
+    stack.kill(holder)  # SIGKILL, just before the deadlines: its lock lives on for a minute
+    assert queue_redis.exists(lock), "the dead worker's scheduler lock should still be held"
+    found = _first_outcomes(stack, games, timeout=90)
+    time.sleep(2)
+    _check_exactly_once(stack, games)
+    lateness = _lateness(found)
+    assert lateness["min_s"] >= 0, "a phase was resolved before its deadline"
+    assert lateness["max_s"] < 30, lateness
+    figures.record("scheduler-lock holder SIGKILLed before deadlines", deadlines=count, missed=0,
+                   resolved_twice=0, **{f"lateness_{k}": v for k, v in lateness.items()})
+
+
+def test_a_wiped_queue_loses_no_deadline(stack: Stack, settings: Settings, soak: bool) -> None:
+    count = 300 if soak else 100
+    stack.start_worker("worker")
+    games = signed_up(stack, count, deadlines={"bidding": 5})
+    start_all(stack, games)
+    queue_redis = Redis.from_url(settings.queue_url)
+    scheduled = queue_redis.zcard(f"rq:scheduled:{settings.queue_name}")
+    assert scheduled >= count, f"only {scheduled} of {count} deadlines were scheduled before the wipe"
+    queue_redis.flushdb()  # every scheduled job, the worker's registrations, the scheduler lock: gone
+    found = _first_outcomes(stack, games, timeout=120)
+    time.sleep(2)
+    _check_exactly_once(stack, games)
+    lateness = _lateness(found)
+    assert lateness["min_s"] >= 0, "a phase was resolved before its deadline"
+    figures.record("queue database wiped with phases pending", pending=count, lost=0, resolved_twice=0,
+                   **{f"lateness_{k}": v for k, v in lateness.items()})
