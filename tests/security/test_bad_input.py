@@ -165,3 +165,44 @@ def test_deep_but_parseable_nesting_is_a_422(api: Api, ctx: Context) -> None:
             raw = json.dumps({**order, name: nested}).encode()
             _assert_refused(api, game, None, game.tokens[player], {422}, f"{game_type}.{name} nested 500 deep",
                             raw=raw)
+
+
+def _orders_of_later_phases(api: Api, ctx: Context, game_type: str, phases: int = 8) -> list[tuple[int, str, dict]]:
+    """Bots play a game for a few phases; every order they send, with its phase number and player."""
+    from tests.platform.helpers import run_queued_jobs
+
+    game = started(api, game_type, seed="later")
+    orders: list[tuple[int, str, dict]] = []
+    for _ in range(phases):
+        status, body = api.get(game.path(), game.gm)
+        if body["status"] != "running":
+            break
+        number = body["phase"]["number"]
+        for player in body["phase"]["awaiting"]:
+            order = bot_order(ctx, game, player, f"later-{number}")
+            if order is None or player not in game.tokens:
+                continue
+            if api.post(game.path("/actions"), order, token=game.tokens[player])[0] == 202:
+                orders.append((number, player, order))
+        api.post(game.path("/actions"), {"type": "gm.resolve_now", "reason": "next"}, token=game.gm)
+        run_queued_jobs(ctx)
+        phase = api.get(game.path(), game.gm)[1]["phase"]
+        if phase is None or phase["number"] == number:
+            break
+    return orders
+
+
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_well_formed_orders_from_later_phases_are_refused_now(api: Api, ctx: Context, game_type: str) -> None:
+    """Schema-valid orders that belong to another phase reach the rules, and the rules refuse them."""
+    orders = _orders_of_later_phases(api, ctx, game_type)
+    first_types = {order["type"] for number, _, order in orders if number == 1} | set(LEGAL_BARE.get(game_type, ()))
+    later = [(player, order) for number, player, order in orders if number > 1 and order["type"] not in first_types]
+    if not later:
+        pytest.skip(f"{game_type}: every order type seen is legal in the first phase")
+    game = started(api, game_type, seed="later")
+    codes = set()
+    for player, order in later:
+        error = _assert_refused(api, game, order, game.tokens[player], {409, 422}, f"{order['type']} in phase 1")
+        codes.add(error["code"])
+    figures.record(f"later-phase orders in phase 1 {game_type}", refused=len(later), codes=sorted(codes))
