@@ -6,6 +6,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -54,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         "errors": {},
     }
     failed = False
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(f"stopped by signal {signum}")  # unwinds through every finally: nothing left running
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         for name in names:
             say(f"== {name} ==")

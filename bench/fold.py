@@ -19,14 +19,16 @@ FOLD_TARGET = 0.3
 AUDIT_TARGET = 2.0
 
 
-def _longest_case(engine: Any) -> dict[str, Any]:
-    return max(engine.simulation_cases, key=lambda case: case["players"])
+def pick_case(engine: Any, quick: bool) -> dict[str, Any]:
+    """The engine's simulation case with the most players (the longest game); the fewest with --quick."""
+    choose = min if quick else max
+    return choose(engine.simulation_cases, key=lambda case: case["players"])
 
 
-def _measure(ctx: Any, engine: Any, repeats: int) -> dict[str, Any]:
+def _measure(ctx: Any, engine: Any, repeats: int, quick: bool) -> dict[str, Any]:
     """Play the engine's largest simulation case through the real store and worker, then
     time decoding, folding and auditing its events (best of ``repeats``)."""
-    case = _longest_case(engine)
+    case = pick_case(engine, quick)
     options = dict(case.get("options", {}))
     played = simulate.run(ctx, engine.meta.name, case["players"], f"bench-{engine.meta.name}", options, echo=None)
     if not played["audit_ok"]:
@@ -60,7 +62,7 @@ def run(stack: Stack, quick: bool) -> dict[str, Any]:
     result: dict[str, Any] = {"engines": {}}
     summary = []
     for engine in registry.all_latest():
-        figures = _measure(ctx, engine, repeats)
+        figures = _measure(ctx, engine, repeats, quick)
         n = figures["events"]
         result["engines"][engine.meta.name] = figures
         say(f"  {engine.meta.name}: {n} events; fold {figures['fold_per_s']:,.0f}/s, json.loads "

@@ -15,6 +15,14 @@ from bench.report import row
 
 TARGET = 0.7
 
+# gunicorn settings compared on the full order path (the first is what `arbiter up` runs).
+CONFIGS = {
+    "gthread 2 workers x 4 threads": ["--workers", "2", "--worker-class", "gthread", "--threads", "4"],
+    "gthread 4 workers x 2 threads": ["--workers", "4", "--worker-class", "gthread", "--threads", "2"],
+    "gthread 3 workers x 4 threads": ["--workers", "3", "--worker-class", "gthread", "--threads", "4"],
+    "sync 4 workers": ["--workers", "4", "--worker-class", "sync"],
+}
+
 
 def _requests(ctx: Any, games: int) -> list[dict[str, Any]]:
     """Valid sealed bids over many Extreme Ways games.  Three of four players bid (and
@@ -41,7 +49,7 @@ def _rounds(stack: Stack, real: Any, base: Any, items: list[dict[str, Any]], rou
     for index in range(rounds):
         order = [("baseline", base), ("full", real)] if index % 2 == 0 else [("full", real), ("baseline", base)]
         for name, api in order:
-            result = load(api.port, items, threads=threads, duration=duration,
+            result = load(api.port, items, threads=threads, duration=duration, warmup=min(1.0, duration / 2),
                           idempotency_prefix=f"{tag}-{name}-{index}")
             say(f"  orders/{tag} round {index + 1} {name}: {result['rps']:.0f} req/s, "
                 f"p99 {result['latency_ms']['p99']:.1f} ms, statuses {result['statuses']}")
@@ -64,10 +72,35 @@ def _rounds(stack: Stack, real: Any, base: Any, items: list[dict[str, Any]], rou
     }
 
 
+def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rounds: int = 2,
+                    duration: float = 4.0) -> dict[str, Any]:
+    """The full order path under each gunicorn setting, round-robin so noise hits all alike."""
+    from service.cli import GUNICORN_DEFAULTS
+
+    timeout = GUNICORN_DEFAULTS[GUNICORN_DEFAULTS.index("--timeout"):][:2]
+    apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}")
+            for index, (name, args) in enumerate(CONFIGS.items())}
+    rps: dict[str, list[float]] = {name: [] for name in CONFIGS}
+    try:
+        for index in range(rounds):
+            names = list(CONFIGS) if index % 2 == 0 else list(reversed(CONFIGS))
+            for name in names:
+                result = load(apis[name].port, items, threads=threads, duration=duration,
+                              idempotency_prefix=f"config-{index}-{name}")
+                if result["ok"] < 0.99 * result["requests"]:
+                    raise RuntimeError(f"orders under {name}: {result['statuses']}")
+                rps[name].append(result["rps"])
+                say(f"  orders under {name}: {result['rps']:.0f} req/s")
+    finally:
+        for api in apis.values():
+            stack.stop(api.process)
+    return {name: {"args": CONFIGS[name], "rps": spread(values)} for name, values in rps.items()}
+
+
 def run(stack: Stack, quick: bool) -> dict[str, Any]:
-    games = 8 if quick else 200
+    games = 4 if quick else 200
     rounds = 1 if quick else 3
-    duration = 1.5 if quick else 6.0
+    duration = 0.6 if quick else 6.0
     threads = 4 if quick else 16
     ctx = stack.context()
     items = _requests(ctx, games)
@@ -83,6 +116,8 @@ def run(stack: Stack, quick: bool) -> dict[str, Any]:
         stack.client.config_set("appendfsync", "everysec")
     stack.stop(real.process)
     stack.stop(base.process)
+    if not quick:
+        result["gunicorn"] = compare_configs(stack, items, threads)
     every, always = result["everysec"], result["always"]
     result["summary"] = [
         row("POST actions, AOF everysec", every["full_rps"]["median"], "req/s", every["baseline_rps"]["median"],
@@ -93,4 +128,9 @@ def run(stack: Stack, quick: bool) -> dict[str, Any]:
             f"ratio range {always['ratio']['min']:.2f}-{always['ratio']['max']:.2f}"),
         row("POST actions p99 latency", every["full_p99_ms"], "ms", every["baseline_p99_ms"]),
     ]
+    for name, figures in result.get("gunicorn", {}).items():
+        first = next(iter(result["gunicorn"].values()))["rps"]["median"]
+        result["summary"].append(row(f"gunicorn {name}", figures["rps"]["median"], "req/s", first,
+                                     figures["rps"]["median"] / first, "report", None,
+                                     "baseline: the first setting"))
     return result

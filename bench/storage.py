@@ -7,6 +7,7 @@ from typing import Any
 
 from bench.common import Stack, rss_kib, say
 from bench.driver import load
+from bench.fold import pick_case
 from bench.games import make_game
 from bench.reads import pad
 from bench.report import row
@@ -37,9 +38,9 @@ def memory_per_event(stack: Stack, quick: bool) -> dict[str, Any]:
     redis.config_set("appendonly", "no")  # AOF rewrite buffers would blur used_memory
     before = redis.info("memory")["used_memory"]
     played = []
-    for engine in registry.all_latest():
+    for engine in registry.all_latest()[:1] if quick else registry.all_latest():
         for seed in range(1 if quick else 3):
-            case = max(engine.simulation_cases, key=lambda c: c["players"])
+            case = pick_case(engine, quick)
             report = simulate.run(ctx, engine.meta.name, case["players"], f"storage-{seed}",
                                   dict(case.get("options", {})), echo=None)
             played.append(report["game_id"])
@@ -54,7 +55,7 @@ def memory_per_event(stack: Stack, quick: bool) -> dict[str, Any]:
 
 
 def api_memory(stack: Stack, quick: bool) -> dict[str, Any]:
-    games = 200 if quick else 10_000
+    games = 100 if quick else 10_000
     api = stack.api("service.wsgi:app", name="api-storage")
     api.call("GET", "/v1/game-types")
     before = {pid: rss_kib(pid) for pid in api.worker_pids()}

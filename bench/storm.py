@@ -25,7 +25,7 @@ TARGET_P99 = 3.0
 WORKERS = 2
 
 
-def _start_workers(stack: Stack, worker_class: str) -> list[Any]:
+def _start_workers(stack: Stack, worker_class: str, settle: float = 2.0) -> list[Any]:
     processes = [stack.worker(f"storm-{worker_class}-{i}", worker_class) for i in range(WORKERS)]
     queue_redis = stack.context().queue_redis
     deadline = time.monotonic() + 60
@@ -33,7 +33,7 @@ def _start_workers(stack: Stack, worker_class: str) -> list[Any]:
         if time.monotonic() > deadline or any(p.poll() is not None for p in processes):
             raise RuntimeError(f"{worker_class} workers did not start; see {stack.workdir}")
         time.sleep(0.2)
-    time.sleep(2.0)  # one of them takes the scheduler lock and starts its first poll
+    time.sleep(settle)  # one of them takes the scheduler lock and starts its first poll
     return processes
 
 
@@ -54,7 +54,7 @@ def _stats(due: float, done: list[float]) -> dict[str, Any]:
 def noop_storm(stack: Stack, count: int, tag: str) -> dict[str, Any]:
     ctx = stack.context()
     key = f"bench:noop:{tag}"
-    due = math.floor(time.time()) + 3
+    due = math.floor(time.time()) + 2 + math.ceil(0.002 * count)
     when = datetime.fromtimestamp(due, timezone.utc)
     for index in range(count):
         ctx.queue.enqueue_at(when, "bench.jobs.noop", key, index, job_id=f"noop-{tag}-{index}", unique=True,
@@ -139,7 +139,7 @@ def run(stack: Stack, quick: bool) -> dict[str, Any]:
     classes = ["simple"] if quick else ["simple", "fork"]
     result: dict[str, Any] = {"games": count, "workers": WORKERS, "classes": {}, "lateness_samples": {}}
     for worker_class in classes:
-        processes = _start_workers(stack, worker_class)
+        processes = _start_workers(stack, worker_class, settle=0.5 if quick else 2.0)
         say(f"storm ({worker_class} workers): {count} no-op jobs, then {count} games, deadlines in one second")
         noop = noop_storm(stack, count, worker_class)
         say(f"  no-op: {noop['per_second']:.0f} jobs/s, lateness p50 {noop['lateness_s']['p50']:.2f}s "
