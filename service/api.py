@@ -100,10 +100,10 @@ def start(game_id: str) -> Any:
 
 @v1.post("/games/<game_id>/actions")
 def act(game_id: str) -> Any:
-    _record(game_id)
+    record = _record(game_id)
     caller = _caller(game_id)
     body = json_body()
-    status, answer = commands.act(ctx(), game_id, caller, body, request.headers.get("Idempotency-Key"))
+    status, answer = commands.act(ctx(), game_id, caller, body, request.headers.get("Idempotency-Key"), record)
     return reply(answer, status)
 
 

@@ -61,7 +61,10 @@ def append(
     caller: Caller | None = None,
     idempotency_key: str | None = None,
     body: Any = None,
+    first: Record | None = None,
 ) -> tuple[int, dict[str, Any]]:
+    """``first``: a record the caller has just loaded, used for the first attempt instead
+    of loading it again (a stale one only costs a conflict and a retry)."""
     key_digest = body_digest = None
     if idempotency_key and caller is not None and caller.token_digest:
         key_digest = sha256_hex(idempotency_key)
@@ -69,8 +72,8 @@ def append(
         prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
         if prior is not None:
             return _replayed(prior, body_digest)
-    for _attempt in range(MAX_ATTEMPTS):
-        record = ctx.loader.load(game_id)
+    for attempt in range(MAX_ATTEMPTS):
+        record = first if attempt == 0 and first is not None else ctx.loader.load(game_id)
         if record is None:
             raise not_found(f"No game {game_id!r}.")
         plan = build(record)

@@ -155,7 +155,8 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
 # -- orders ------------------------------------------------------------------------------------
 
 def act(
-    ctx: Context, game_id: str, caller: Caller, body: dict[str, Any], idempotency_key: str | None = None
+    ctx: Context, game_id: str, caller: Caller, body: dict[str, Any], idempotency_key: str | None = None,
+    record: Record | None = None,
 ) -> tuple[int, dict[str, Any]]:
     if caller.role == "public":
         raise unauthorized("Sending an order needs your player token (or the GM's).")
@@ -167,7 +168,7 @@ def act(
         build = gm_actions.builder(ctx, game_id, kind, load(GM_ACTIONS[kind](), fields_of(body)))
     else:
         build = _order_builder(ctx, game_id, caller, kind, body)
-    return append(ctx, game_id, build, caller, idempotency_key, body)
+    return append(ctx, game_id, build, caller, idempotency_key, body, first=record)
 
 
 def _order_builder(
