@@ -62,12 +62,20 @@ class Stack:
         return process
 
     def kill(self, process: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
-        """Kill a process and everything it started (RQ's scheduler runs as a child)."""
+        """Kill a process and everything it started (RQ's scheduler runs as a child); a
+        process that ignores a polite signal for 20 s (a worker stuck in a job) gets SIGKILL."""
         try:
             os.killpg(process.pid, sig)
         except ProcessLookupError:
             pass
-        process.wait(timeout=20)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait(timeout=20)
 
     def stop(self) -> None:
         for process in [*self.workers, *([self.api] if self.api else [])]:

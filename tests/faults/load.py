@@ -42,6 +42,13 @@ class Load:
                 thread.start()
                 self._threads.append(thread)
 
+    def __enter__(self) -> "Load":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.finish()  # also when the test fails: no client thread outlives its test
+
     def finish(self) -> None:
         self.stop.set()
         for thread in self._threads:

@@ -75,20 +75,18 @@ def test_redis_killed_under_write_load_keeps_every_acknowledged_order(own_redis,
         stack.start_api()
         games = [create_and_join(stack, "extreme-ways", 3, seed=f"aof-{i}", deadlines={"bidding": 86400})[:2]
                  for i in range(3)]
-        load = Load(stack, games, threads_per_game=3)
-        load.start()
-        for _ in range(kills):
-            _more_accepted(load, 30, "no orders were being accepted")
-            server.process.send_signal(signal.SIGKILL)
-            server.process.wait(10)
-            down = time.monotonic()
-            time.sleep(0.5)  # clients keep sending into the outage
-            server = embedded_redis.start(server.directory, server.port, aof=True, fsync=fsync)
-            own_redis.append(server)
-            _more_accepted(load, 1, "the API did not recover after Redis restarted")
-            outages.append(time.monotonic() - down)
-        time.sleep(0.5)
-        load.finish()
+        with Load(stack, games, threads_per_game=3) as load:
+            for _ in range(kills):
+                _more_accepted(load, 30, "no orders were being accepted")
+                server.process.send_signal(signal.SIGKILL)
+                server.process.wait(10)
+                down = time.monotonic()
+                time.sleep(0.5)  # clients keep sending into the outage
+                server = embedded_redis.start(server.directory, server.port, aof=True, fsync=fsync)
+                own_redis.append(server)
+                _more_accepted(load, 1, "the API did not recover after Redis restarted")
+                outages.append(time.monotonic() - down)
+            time.sleep(0.5)
         assert all(s.status is not None for s in load.sent), "some requests were never answered"
         failures = [f for s in load.sent for f in s.failures]
         assert failures, "the outage was not noticed by any client: was Redis really killed?"
@@ -107,18 +105,16 @@ def test_api_killed_mid_load_never_half_records_an_order(stack: Stack, settings:
     kills = 5 if soak else 2
     games = [create_and_join(stack, "extreme-ways", 3, seed=f"api-{i}", deadlines={"bidding": 86400})[:2]
              for i in range(3)]
-    load = Load(stack, games, threads_per_game=3)
-    load.start()
     outages: list[float] = []
-    for _ in range(kills):
-        _more_accepted(load, 30, "no orders were being accepted")
-        stack.kill(stack.api)  # SIGKILL gunicorn's master and workers, mid-request
-        down = time.monotonic()
-        stack.start_api(stack.port)
-        _more_accepted(load, 1, "the API did not come back")
-        outages.append(time.monotonic() - down)
-    time.sleep(0.5)
-    load.finish()
+    with Load(stack, games, threads_per_game=3) as load:
+        for _ in range(kills):
+            _more_accepted(load, 30, "no orders were being accepted")
+            stack.kill(stack.api)  # SIGKILL gunicorn's master and workers, mid-request
+            down = time.monotonic()
+            stack.start_api(stack.port)
+            _more_accepted(load, 1, "the API did not come back")
+            outages.append(time.monotonic() - down)
+        time.sleep(0.5)
     unanswered = [s.key for s in load.sent if s.status is None]
     assert not unanswered, f"requests never answered after the restart: {unanswered[:5]}"
     assert any(s.failures for s in load.sent), "no client noticed the restart"
