@@ -88,3 +88,31 @@ def test_a_wiped_queue_loses_no_deadline(stack: Stack, settings: Settings, soak:
     assert lateness["min_s"] >= 0, "a phase was resolved before its deadline"
     figures.record("queue database wiped with phases pending", pending=count, lost=0, resolved_twice=0,
                    **{f"lateness_{k}": v for k, v in lateness.items()})
+
+
+def test_a_poisoned_game_does_not_stall_the_others(stack: Stack, settings: Settings) -> None:
+    """One game's log holds an order its engine cannot fold (corrupt data written straight
+    into Redis): its resolution fails, loudly and again and again, while every other game's
+    deadlines are kept and the worker lives on."""
+    from eventlog.events import seal
+    from eventlog.store import EventStore
+
+    games = signed_up(stack, 4, deadlines={"bidding": 3})
+    start_all(stack, games)
+    poisoned, healthy = games[0], games[1:]
+    store = EventStore(Redis.from_url(settings.redis_url))
+    seq, head = store.head(poisoned[0])
+    store.append(poisoned[0], seal(seq + 1, head, "action.submitted", "p1",
+                                   {"phase": 1, "action": {"type": "bid", "amount": {"not": "a number"}}}))
+    worker = stack.start_worker("worker")
+    found = _first_outcomes(stack, healthy, timeout=30)
+    assert len(found) == len(healthy)
+    assert worker.poll() is None, "the worker died on the poisoned game"
+    status, body = stack.call("GET", f"/games/{poisoned[0]}/events?limit=1000", token=poisoned[1])
+    assert not [e for e in body["events"] if e["type"] == "phase.resolved"]
+    status, audit = stack.call("GET", f"/games/{poisoned[0]}/audit", token=poisoned[1])
+    assert status == 200 and not audit["ok"] and audit["divergences"][0]["seq"] == seq + 1, audit  # on-call can see why
+    log = (stack.logs / "worker.log").read_text(errors="replace")
+    assert poisoned[0] in log and ("Traceback" in log or "failed" in log.lower())
+    figures.record("a poisoned game among healthy ones", healthy_resolved=len(found), worker_alive=True,
+                   **{f"lateness_{k}": v for k, v in _lateness(found).items()})
