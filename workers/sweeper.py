@@ -12,7 +12,9 @@ import threading
 from eventlog import deadlines
 from service import clock
 from service.context import Context
-from workers.scheduling import resolve_soon
+from rq.job import Job, JobStatus
+
+from workers.scheduling import job_id, resolve_soon
 
 log = logging.getLogger("arbiter.sweeper")
 
@@ -35,14 +37,41 @@ def sweep_once(ctx: Context) -> list[tuple[str, str]]:
             actions.append((game_id, "not yet due"))
             continue
         number = record["phase"]["number"]
+        if _waiting_in_queue(ctx, game_id, number, due_at):
+            deadlines.set_due(ctx.redis, game_id, now + RETRY_EVERY)
+            actions.append((game_id, "waiting in queue"))
+            continue
         # A fresh job id per attempt: an id reused from a job whose worker was killed
         # (still "started" in RQ's registry) would make this enqueue a silent no-op.
         queued = resolve_soon(ctx.queue, game_id, number, f"sweep{int(now)}")
+        if queued:
+            ctx.queue_redis.set(_last_sweep(game_id), job_id(game_id, number, f"sweep{int(now)}"), ex=3600)
         deadlines.set_due(ctx.redis, game_id, now + RETRY_EVERY)
         log.warning("game %s phase %s overdue by %.1fs: %s", game_id, number, now - due_at,
                     "re-queued" if queued else "already queued")
         actions.append((game_id, "requeued" if queued else "already queued"))
     return actions
+
+
+def _last_sweep(game_id: str) -> str:
+    return f"arbiter:sweeper:{game_id}"
+
+
+def _waiting_in_queue(ctx: Context, game_id: str, number: int, due_at: float) -> bool:
+    """A resolution job for this phase is on the queue, not yet picked up: the workers are
+    behind, the job is not lost, and another copy would only lengthen the queue.  (In a
+    deadline storm bigger than the workers clear in ``GRACE`` seconds, every overdue phase
+    got a duplicate job every ``RETRY_EVERY`` seconds and the backlog snowballed; found
+    by bench storm.)  A "started" job is not trusted: its worker may have been killed."""
+    ids = [job_id(game_id, number), job_id(game_id, number, f"at{int(due_at)}"), job_id(game_id, number, "early")]
+    pipe = ctx.queue_redis.pipeline(transaction=False)
+    pipe.get(_last_sweep(game_id))
+    for one in ids:
+        pipe.hget(Job.key_for(one), "status")
+    last, *statuses = pipe.execute()
+    if last is not None and last.decode().startswith(job_id(game_id, number, "sweep")):
+        statuses.append(ctx.queue_redis.hget(Job.key_for(last.decode()), "status"))
+    return any(status == JobStatus.QUEUED.value.encode() for status in statuses)
 
 
 def run_forever(ctx: Context, stop: threading.Event, interval: float = 1.0) -> None:
