@@ -3,9 +3,16 @@
 ``hash = sha256(prev_hash + canonical_json(event without hash))``; the first event's
 ``prev_hash`` is sixty-four zeros.  Changing any byte of any event breaks every link
 from there on, which is what audit and verify look for.
+
+The hash is public while parts of an event are not (a sealed bid, a secret draw), and
+a sealed order has few possible values: without something unguessable in the hashed
+body, anyone could try every bid until one reproduced the hash.  So every event the
+service records carries a random ``salt`` (128 bits), shown only to those who may see
+the whole event, and to everyone once the game is over.
 """
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timezone
 from typing import Any
 
@@ -30,8 +37,15 @@ def event_hash(prev_hash: str, body: Event) -> str:
     return sha256_hex(prev_hash + canonical_json(body))
 
 
-def seal(seq: int, prev_hash: str, type_: str, actor: str, data: dict[str, Any], at: str | None = None) -> Event:
-    """A complete event with its place in the chain."""
+def new_salt() -> str:
+    return secrets.token_hex(16)
+
+
+def seal(
+    seq: int, prev_hash: str, type_: str, actor: str, data: dict[str, Any], at: str | None = None,
+    salt: str | None = None,
+) -> Event:
+    """A complete event with its place in the chain (``salt``: see the module docstring)."""
     body: Event = {
         "seq": seq,
         "type": type_,
@@ -40,6 +54,8 @@ def seal(seq: int, prev_hash: str, type_: str, actor: str, data: dict[str, Any],
         "data": data,
         "prev_hash": prev_hash,
     }
+    if salt is not None:
+        body["salt"] = salt
     return {**body, "hash": event_hash(prev_hash, body)}
 
 

@@ -21,9 +21,19 @@ def viewer_of(role: dict[str, Any] | None) -> Viewer:
 
 
 def event_for(record: Record, event: Event, viewer: Viewer) -> Event:
-    """One event as ``viewer`` may see it, judged by the game as it stands now."""
+    """One event as ``viewer`` may see it, judged by the game as it stands now.
+
+    An event shown cut keeps its hash but loses its salt: with the salt, the hidden part
+    could be found by hashing every value it might have (eventlog/events.py)."""
     if record.get("status") == "finished" or viewer == GM:
         return event
+    shown = _cut(record, event, viewer)
+    if shown is event or shown == event:
+        return event
+    return {k: v for k, v in shown.items() if k != "salt"}
+
+
+def _cut(record: Record, event: Event, viewer: Viewer) -> Event:
     kind = event["type"]
     data = event["data"]
     if kind == "action.submitted":

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import orjson
 
 from engines.canonical import canonical_json, sha256_hex
-from eventlog.events import Event, seal
+from eventlog.events import Event, new_salt, seal
 from eventlog.store import Conflict, IdempotencyRecord
 from replays.fold import Record
 from service.auth import Caller
@@ -77,7 +77,7 @@ def append(
         if record is None:
             raise not_found(f"No game {game_id!r}.")
         plan = build(record)
-        event = seal(record["seq"] + 1, record["head_hash"], plan.type, plan.actor, plan.data)
+        event = seal(record["seq"] + 1, record["head_hash"], plan.type, plan.actor, plan.data, salt=new_salt())
         response = plan.respond(event) if plan.respond else receipt(game_id, event)
         idem = None
         if key_digest and body_digest and caller is not None:

@@ -16,7 +16,7 @@ from engines.contract import GM, Engine, RuleError
 from engines.driver import load_options
 from engines.rng import Rng
 from eventlog import deadlines, keys
-from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, Event, seal
+from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, Event, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import Record, engine_for, players_for_engine
 from service import clock, gm_actions
@@ -58,7 +58,7 @@ def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         "resolve_early": data["resolve_early"],
         "seed_commitment": sha256_hex(seed),
     }
-    event = seal(1, GENESIS, "game.created", ANYONE_ACTOR, event_data)
+    event = seal(1, GENESIS, "game.created", ANYONE_ACTOR, event_data, salt=new_salt())
     try:
         ctx.store.append(game_id, event, private={"seed": seed, token_field(gm_digest): role_value("gm", gm_digest)})
     except Conflict as exc:  # a 64-bit id collision: astronomically unlikely, never silent

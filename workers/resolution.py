@@ -16,7 +16,7 @@ from datetime import datetime
 from engines.canonical import roundtrip
 from engines.rng import Rng
 from eventlog import deadlines
-from eventlog.events import ARBITER_ACTOR, seal
+from eventlog.events import ARBITER_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import engine_for
 from service import clock
@@ -88,7 +88,7 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
     else:
         data["next"] = phase_spec(record, following.name, number + 1, now)
         deadlines.set_due(ctx.redis, game_id, clock.parse(data["next"]["deadline"]))
-    event = seal(record["seq"] + 1, record["head_hash"], "phase.resolved", ARBITER_ACTOR, data)
+    event = seal(record["seq"] + 1, record["head_hash"], "phase.resolved", ARBITER_ACTOR, data, salt=new_salt())
     _fault_point(ctx, game_id)
     ctx.store.append(game_id, event)
     log.info("game %s phase %s resolved (%s)", game_id, number, trigger)
