@@ -75,8 +75,9 @@ class ExtremeWays(Engine):
             example={"player_id": "p4"},
         ),
         "gm.set_garnets": ActionType(
-            "gm.set_garnets", SetGarnetsSchema, actor="gm",
-            description="GM: correct the number of garnets a player holds.",
+            "gm.set_garnets", SetGarnetsSchema, actor="gm", sealed=True,
+            description="GM: correct the number of garnets a player holds (sealed: garnets are private "
+            "to the player and the GM until the end; the player sees the new count in their view).",
             example={"player_id": "p2", "garnets": 3},
         ),
     }

@@ -1,10 +1,66 @@
 """Who sees what: own gold, bids and packets; announcements; everything at the end."""
 from __future__ import annotations
 
-from engines.contract import GM, PUBLIC
-from engines.extreme_ways import ENGINE
+from typing import Any
 
-from tests.engines.extreme_ways.helpers import act, axis_round, move_all, new_game, pass_all_bidding, resolve
+from engines.canonical import roundtrip
+from engines.contract import GM, PUBLIC
+from engines.driver import load_options, player_list
+from engines.extreme_ways import ENGINE
+from engines.rng import Rng
+from eventlog.events import GENESIS, Event, seal
+from replays.fold import fold
+from replays.views import event_for, game_for
+
+from tests.engines.extreme_ways.helpers import (
+    SEED, act, axis_round, move_all, new_game, pass_all_bidding, resolve,
+)
+
+
+def _log(bodies: list[tuple[str, str, dict[str, Any]]]) -> list[Event]:
+    """A hash-chained log of (type, actor, data), as the service would record it."""
+    events: list[Event] = []
+    for seq, (kind, actor, data) in enumerate(bodies, start=1):
+        events.append(seal(seq, events[-1]["hash"] if events else GENESIS, kind, actor, data,
+                           at="2030-01-01T00:00:00.000000Z"))
+    return events
+
+
+def _running_game_with_garnets_set(fields: list[dict[str, Any]]) -> list[Event]:
+    """Created, joined, started, then the GM sets p2's garnets to 3 (a platform log, folded below)."""
+    options = load_options(ENGINE, {"bidding_rounds": 1})
+    players = player_list(len(fields), fields)
+    setup = roundtrip(ENGINE.setup(options, players, Rng(SEED, "setup")))
+    created = {"game_id": "gtest", "type": ENGINE.meta.name, "version": ENGINE.meta.version, "name": None,
+               "options": options, "deadlines": dict(ENGINE.default_deadlines), "resolve_early": True,
+               "seed_commitment": "0" * 64}
+    return _log([
+        ("game.created", "anyone", created),
+        *[("player.joined", "gm", {"player_id": p["id"], "name": p["name"], "fields": p["fields"]})
+          for p in players],
+        ("game.started", "gm", {"setup": setup, "phase": {"name": "bidding", "number": 1,
+                                                          "deadline": "2030-01-02T00:00:00Z"}}),
+        ("action.submitted", "gm", {"phase": 1, "action": {"type": "gm.set_garnets", "player_id": "p2",
+                                                           "garnets": 3}}),
+    ])
+
+
+def test_ruling_8_garnets_are_private_so_gm_set_garnets_is_sealed() -> None:
+    """Ruling 8: garnets are seen only by their holder and the GM until the end, in the log too."""
+    events = _running_game_with_garnets_set([{"garnets": 1}, {"garnets": 8}, {"garnets": 0}])
+    record = fold(events)
+    assert record["status"] == "running"
+    set_event, joined_p2 = events[-1], events[2]
+    for viewer in (PUBLIC, "p1", "p3"):
+        assert event_for(record, set_event, viewer)["data"] == {"phase": 1, "sealed": True}, viewer
+        assert "garnets" not in event_for(record, joined_p2, viewer)["data"]["fields"], viewer
+        game = game_for(record, viewer)
+        assert "hidden" not in game["state"]
+        assert "garnets" not in next(p for p in game["players"] if p["id"] == "p2")["fields"]
+    assert event_for(record, set_event, GM)["data"]["action"]["garnets"] == 3
+    assert game_for(record, "p2")["state"]["you"]["garnets"] == 3, "the player sees their own garnets"
+    assert game_for(record, "p1")["state"]["you"]["garnets"] == 1
+    assert game_for(record, GM)["state"]["hidden"]["garnets"] == {"p1": 1, "p2": 3, "p3": 0}
 
 
 def test_clarification_players_know_their_own_gold_and_packets_only() -> None:
