@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from engines.contract import JSON, Phase, State
+from engines.extreme_ways.players import ec_candidates
 from engines.extreme_ways.rules import OPTIONS
 from engines.rng import Rng
 
@@ -16,7 +17,8 @@ def bot_action(state: State, actor: str, phase: Phase | None, rng: Rng) -> JSON 
         return None if rng.below(4) == 0 else _bidding(state, actor, rng)  # some miss the deadline
     if phase.name == "moving":
         return None if rng.below(6) == 0 else _moving(state, actor, phase, rng)
-    return {"type": "ec_vote", "player_id": rng.choice(state["elimination"]["candidates"])}
+    candidates = ec_candidates(state)
+    return {"type": "ec_vote", "player_id": rng.choice(candidates)} if candidates else None
 
 
 def _bidding(state: State, actor: str, rng: Rng) -> JSON:

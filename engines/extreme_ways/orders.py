@@ -9,7 +9,7 @@ import copy
 from typing import Callable
 
 from engines.contract import JSON, RuleError, State, not_now
-from engines.extreme_ways.players import active_players, ec_voters
+from engines.extreme_ways.players import active_players, ec_candidates, ec_voters
 
 
 def validate(state: State, actor: str, action: JSON) -> None:
@@ -77,9 +77,15 @@ def _validate_ec_vote(state: State, actor: str, action: JSON) -> None:
     if actor not in ec_voters(state):
         raise not_now("elimination candidate",
                       "Only Token of Life holders vote for the Elimination Candidate.")
-    if action["player_id"] not in state["elimination"]["candidates"]:
+    choice, candidates = action["player_id"], ec_candidates(state)
+    if choice in state["elimination"]["candidates"] and choice not in candidates:
+        raise RuleError("elimination candidate",
+                        f"{state['names'][choice]} was removed from the game by the GM and can no longer be "
+                        "the Elimination Candidate; vote for one of the tied players still in the game.",
+                        {"player_id": choice, "candidates": candidates})
+    if choice not in candidates:
         raise RuleError("elimination candidate", "Vote for one of the tied players.",
-                        {"candidates": list(state["elimination"]["candidates"])})
+                        {"player_id": choice, "candidates": candidates})
 
 
 def _validate_set_garnets(state: State, action: JSON) -> None:

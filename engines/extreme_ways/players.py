@@ -9,6 +9,11 @@ def active_players(state: State) -> list[str]:
     return [p for p in state["players"] if p not in state["ejected"]]
 
 
+def ec_candidates(state: State) -> list[str]:
+    """The tied players still in the game: those an EC vote may name (GM ejection removes one)."""
+    return [c for c in state["elimination"]["candidates"] if c not in state["ejected"]]
+
+
 def ec_voters(state: State) -> list[str]:
     """Token of Life holders still in the game, during an EC vote."""
     if state["stage"] != "ec_vote":

@@ -10,7 +10,7 @@ from typing import Any
 
 from engines.contract import JSON, State, not_now
 from engines.extreme_ways import rules
-from engines.extreme_ways.players import active_players
+from engines.extreme_ways.players import active_players, ec_candidates
 from engines.rng import Rng
 
 
@@ -136,7 +136,7 @@ def _find_ec(state: State, distances: dict[str, int], counts: dict[str, int],
 def _resolve_ec_vote(state: State, rng: Rng) -> JSON:
     """Tally the Token holders' votes; a tie goes to fewest garnets, then random."""
     elim = state["elimination"]
-    candidates = [c for c in elim["candidates"] if c not in state["ejected"]]
+    candidates = ec_candidates(state)
     voters = [v for v in elim["voters"] if v not in state["ejected"]]
     votes = {v: state["votes"][v] for v in voters if state["votes"].get(v) in candidates}
     tally = rules.tally_votes(votes, candidates)

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from engines.contract import GM, JSON, Phase, State, Viewer
 from engines.extreme_ways import rules
+from engines.extreme_ways.players import ec_candidates
 
 
 def _detached(data: JSON) -> JSON:
@@ -137,7 +138,7 @@ def legal_actions(state: State, player: str, phase: Phase | None) -> JSON:
         if options["rebound_twist"]:
             move["rebound_players"] = [p for p in phase.actors if p != player]
         return {"move": move}
-    return {"ec_vote": {"candidates": list(state["elimination"]["candidates"])}}
+    return {"ec_vote": {"candidates": ec_candidates(state)}}
 
 
 def result(state: State) -> JSON:

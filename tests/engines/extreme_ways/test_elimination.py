@@ -124,3 +124,15 @@ def test_eject_a_voter_or_a_candidate_during_the_vote() -> None:
     state = ENGINE.eject(state, "p5")
     outcome, _ = resolve(state, 20)
     assert (outcome["public"]["ec"], outcome["public"]["decided_by"]) == ("p6", "only candidate left")
+
+
+def test_ruling_17_a_vote_for_an_ejected_candidate_is_refused_and_not_offered() -> None:
+    """Ruling 17: an ejected tied player is no longer a candidate; a ballot naming them is a
+    rule error (never accepted and silently dropped at the tally)."""
+    state = ENGINE.eject(_vote_game(), "p5")
+    assert ENGINE.view(state, "p1")["you"]["legal_actions"] == {"ec_vote": {"candidates": ["p6"]}}
+    with pytest.raises(RuleError) as err:
+        act(state, "p1", {"type": "ec_vote", "player_id": "p5"})
+    assert (err.value.rule, err.value.status) == ("elimination candidate", 422)
+    assert "removed from the game" in err.value.message and err.value.details["candidates"] == ["p6"]
+    act(state, "p1", {"type": "ec_vote", "player_id": "p6"})
