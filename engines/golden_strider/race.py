@@ -46,7 +46,7 @@ def resolve_round(state: dict[str, Any], plans: dict[str, Plan | None]) -> dict[
     opts = state["options"]
     round_no = state["round"]
     length = race_length(opts)
-    course = rules.obstacle_map(opts)
+    course = rules.obstacle_map(opts, length)
     field = len(state["runners"])
     runners = active(state)
     before = rules.positions({r["id"]: r["square"] for r in runners})

@@ -210,10 +210,15 @@ def run(start: int, points: int, obstacles: dict[int, int]) -> tuple[int, dict[s
     return square, None
 
 
-def obstacle_map(options: dict[str, Any]) -> dict[int, int]:
-    """Steeplechase course: square -> extra points (barriers 1, water jumps 2)."""
+def obstacle_map(options: dict[str, Any], length: int) -> dict[int, int]:
+    """Steeplechase course: square -> extra points (barriers 1, water jumps 2).
+
+    Only obstacles before the finish count (ruling 9): a runner who reaches square
+    ``length`` has finished, so an obstacle on the finish square or beyond it is never
+    jumped, even in a shorter race run on the default course.
+    """
     if options["variant"] != "steeplechase":
         return {}
-    course = {sq: 1 for sq in options["barriers"]}
-    course.update({sq: 2 for sq in options["water_jumps"]})
+    course = {sq: 1 for sq in options["barriers"] if sq < length}
+    course.update({sq: 2 for sq in options["water_jumps"] if sq < length})
     return course

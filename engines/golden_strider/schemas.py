@@ -3,11 +3,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from engines.golden_strider.race import race_length
 
 VARIANTS = ("standard", "steeplechase", "tarnished", "robot")
 DRUGS = ("clean", "enduron", "energiza")
 CARD_PICKS = ("oldest", "newest", "highest", "lowest")
+BARRIERS = (10, 30, 40, 60)  # Steeplechase: one extra movement point each
+WATER_JUMPS = (20, 50)  # two extra points each
 MEASURES = (
     "round", "square", "position", "owed", "to_finish", "behind_leader", "best_card", "oldest_card",
 )
@@ -27,8 +31,9 @@ class OptionsSchema(Schema):
     seven_turn_rule = fields.String(load_default="ahead", validate=validate.OneOf(("ahead", "at_expiry")))
     max_rounds = _int(5, 500, load_default=100)
     default_cards = fields.List(_int(0, 10), load_default=lambda: [6, 6, 6, 6, 6])
-    barriers = fields.List(_int(1, 300), load_default=lambda: [10, 30, 40, 60])
-    water_jumps = fields.List(_int(1, 300), load_default=lambda: [20, 50])
+    # Steeplechase course; left out, the rulebook's squares before the finish (ruling 9).
+    barriers = fields.List(_int(1, 300), load_default=None)
+    water_jumps = fields.List(_int(1, 300), load_default=None)
     place_points = fields.List(_int(0, 100), load_default=lambda: [10, 8, 6, 5, 4, 3, 2, 1])
     enduron_bank = _int(0, 5, load_default=1)
     enduron_total = _int(0, 50, load_default=32)
@@ -42,8 +47,25 @@ class OptionsSchema(Schema):
     def _check(self, data: dict[str, Any], **_: Any) -> None:
         if len(data["default_cards"]) != 5 or sum(data["default_cards"]) != 30:
             raise ValidationError("five cards totalling 30 (rule 2)", "default_cards")
-        if set(data["barriers"]) & set(data["water_jumps"]):
+        length = race_length(data)
+        errors = {}
+        for name in ("barriers", "water_jumps"):
+            late = sorted(sq for sq in data.get(name) or [] if sq >= length)
+            if late:
+                errors[name] = [f"obstacles must lie before the finish (square {length}); not {late}"]
+        if errors:
+            raise ValidationError(errors)
+        if set(data.get("barriers") or []) & set(data.get("water_jumps") or []):
             raise ValidationError("a square cannot be both a barrier and a water jump", "water_jumps")
+
+    @post_load
+    def _course(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """The rulebook's course where none was given, cut to the squares before the finish."""
+        length = race_length(data)
+        for name, squares in (("barriers", BARRIERS), ("water_jumps", WATER_JUMPS)):
+            if data.get(name) is None:
+                data[name] = [sq for sq in squares if sq < length]
+        return data
 
 
 class JoinSchema(Schema):

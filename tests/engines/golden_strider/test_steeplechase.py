@@ -1,7 +1,11 @@
 """Steeplechase variant: barriers, water jumps, trips and their penalties."""
 from __future__ import annotations
 
-from engines.golden_strider import rules
+import pytest
+from marshmallow import ValidationError
+
+from engines.driver import load_options
+from engines.golden_strider import ENGINE, rules
 
 from .helpers import mid_race, order, resolve, row, runner, with_runner
 
@@ -11,8 +15,46 @@ COURSE = {10: 1, 30: 1, 40: 1, 60: 1, 20: 2, 50: 2}
 
 def test_steeplechase_course_barriers_and_water_jumps() -> None:
     options = {"variant": "steeplechase", "barriers": [10, 30, 40, 60], "water_jumps": [20, 50]}
-    assert rules.obstacle_map(options) == COURSE
+    assert rules.obstacle_map(options, 70) == COURSE
     assert mid_race(6, 3, STEEPLE)["race_length"] == 70
+    assert load_options(ENGINE, STEEPLE)["barriers"] == [10, 30, 40, 60]
+    assert load_options(ENGINE, STEEPLE)["water_jumps"] == [20, 50]
+
+
+def test_ruling_9_obstacles_on_or_beyond_a_shorter_races_finish_are_ignored() -> None:
+    """Ruling 9: in a 35-square steeplechase a runner on 33 playing 7 finishes on 40, no trip."""
+    options = {**STEEPLE, "race_length": 35}
+    assert rules.obstacle_map({**STEEPLE, "barriers": [10, 30, 40, 60], "water_jumps": [20, 50]}, 35) == {
+        10: 1, 20: 2, 30: 1,
+    }
+    state = with_runner(mid_race(6, 3, options), "r1", square=33, cards=["6/0", "6/0", "6/0", "6/1", "7/2"])
+    outcome, after = resolve(order(state, "p1", card="7/2", move=7, bank=0))
+    got = row(outcome, "r1")
+    assert got["S"] == 40 and "trip" not in got
+    assert ENGINE.result(after)["winners"] == ["p1"]
+
+
+def test_ruling_9_an_obstacle_on_the_finish_square_is_not_jumped() -> None:
+    """A runner who reaches the finish has finished: the default barrier at 40 is off a 40-square course."""
+    options = {**STEEPLE, "race_length": 40}
+    assert load_options(ENGINE, options)["barriers"] == [10, 30]
+    state = with_runner(mid_race(6, 3, options), "r1", square=39)
+    outcome, _ = resolve(order(state, "p1", card="6/0", move=1, bank=5))
+    got = row(outcome, "r1")
+    assert got["S"] == 40 and "trip" not in got and outcome["public"]["over"]
+    assert rules.run(39, 1, rules.obstacle_map({**STEEPLE, "barriers": [40], "water_jumps": []}, 40)) == (40, None)
+
+
+def test_ruling_9_gm_course_squares_must_lie_before_the_finish() -> None:
+    with pytest.raises(ValidationError) as err:
+        load_options(ENGINE, {**STEEPLE, "race_length": 35, "barriers": [10, 35], "water_jumps": [20, 50]})
+    assert set(err.value.messages) == {"barriers", "water_jumps"}
+    assert "square 35" in err.value.messages["barriers"][0] and "[35]" in err.value.messages["barriers"][0]
+    with pytest.raises(ValidationError) as err:
+        load_options(ENGINE, {**STEEPLE, "water_jumps": [70]})  # the default 70 squares
+    assert list(err.value.messages) == ["water_jumps"]
+    given = load_options(ENGINE, {**STEEPLE, "race_length": 35, "barriers": [5, 34], "water_jumps": [17]})
+    assert (given["barriers"], given["water_jumps"]) == ([5, 34], [17])
 
 
 def test_steeplechase_example_three_points_clear_the_water_jump_from_19() -> None:
@@ -67,8 +109,6 @@ def test_steeplechase_ending_on_a_cleared_obstacle_is_no_trip() -> None:
 
 
 def test_steeplechase_trip_shows_in_the_report_notes() -> None:
-    from engines.golden_strider import ENGINE
-
     state = with_runner(mid_race(7, 3, STEEPLE), "r1", square=19)
     _, after = resolve(order(state, "p1", card="6/0", move=2, bank=4))
     assert "tripped at 20 (-2)" in ENGINE.report(after, None, "text")
