@@ -17,6 +17,15 @@ def set_due(redis: Redis, game_id: str, when: datetime | float) -> None:
     redis.zadd(keys.DEADLINES, {game_id: score})
 
 
+def due_by(redis: Redis, game_id: str, when: datetime | float) -> None:
+    """Have the sweeper look at this game no later than ``when``, keeping an earlier time.
+
+    Written before an event that lets a phase resolve early (or opens the next one): if
+    the job that should follow is lost, the sweeper still finds the game in seconds."""
+    score = when.timestamp() if isinstance(when, datetime) else float(when)
+    redis.zadd(keys.DEADLINES, {game_id: score}, lt=True)
+
+
 def clear(redis: Redis, game_id: str) -> None:
     redis.zrem(keys.DEADLINES, game_id)
 

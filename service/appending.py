@@ -12,12 +12,15 @@ from typing import Any, Callable
 import orjson
 
 from engines.canonical import canonical_json, sha256_hex
+from eventlog import deadlines
 from eventlog.events import Event, new_salt, seal
 from eventlog.store import Conflict, IdempotencyRecord
 from replays.fold import Record
+from service import clock
 from service.auth import Caller
 from service.context import Context
-from service.errors import ApiError, invalid, not_found
+from service.errors import ApiError, conflict, invalid, not_found
+from workers.scheduling import resolve_soon
 
 MAX_ATTEMPTS = 25
 log = logging.getLogger("arbiter.commands")
@@ -35,6 +38,19 @@ class Plan:
     respond: Callable[[Event], dict[str, Any]] | None = None
     before: Callable[[], None] | None = None   # index writes that must precede the event
     after: Callable[[Event], None] | None = None
+    phase: int | None = None   # the phase this event belongs to, if it is meant for one
+
+
+def resolve_early(ctx: Context, game_id: str, number: int, purpose: str) -> dict[str, Any]:
+    """Plan hooks for an event after which phase ``number`` may resolve at once.
+
+    The deadline index is pulled forward before the append and the job queued after it:
+    if the job is lost (worker killed, queue down, API killed in between), the sweeper
+    finds the phase within seconds instead of at its deadline."""
+    return {
+        "before": lambda: deadlines.due_by(ctx.redis, game_id, clock.now()),
+        "after": lambda event: resolve_soon(ctx.queue, game_id, number, purpose.format(seq=event["seq"])),
+    }
 
 
 def receipt(game_id: str, event: Event) -> dict[str, Any]:
@@ -72,11 +88,13 @@ def append(
         prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
         if prior is not None:
             return _replayed(prior, body_digest)
+    meant_for: int | None = None
     for attempt in range(MAX_ATTEMPTS):
         record = first if attempt == 0 and first is not None else ctx.loader.load(game_id)
         if record is None:
             raise not_found(f"No game {game_id!r}.")
         plan = build(record)
+        meant_for = _same_phase(meant_for, plan.phase)
         event = seal(record["seq"] + 1, record["head_hash"], plan.type, plan.actor, plan.data, salt=new_salt())
         response = plan.respond(event) if plan.respond else receipt(game_id, event)
         idem = None
@@ -94,6 +112,15 @@ def append(
             _after(plan.after, event)
         return plan.status, response
     raise ApiError(503, "busy", "The game is busy right now; please retry.")
+
+
+def _same_phase(meant_for: int | None, phase: int | None) -> int | None:
+    """An order validated against one phase must not land in the next: if the phase was
+    resolved while this request lost a race to append, the order is refused, not moved."""
+    if meant_for is not None and phase is not None and phase != meant_for:
+        raise conflict("deadline_passed", "The phase closed while this order was being recorded; it was not recorded.",
+                       {"phase": meant_for})
+    return meant_for if meant_for is not None else phase
 
 
 def _body_text(body: Any) -> str:

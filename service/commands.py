@@ -16,17 +16,17 @@ from engines.contract import GM, Engine, RuleError
 from engines.driver import load_options
 from engines.rng import Rng
 from eventlog import deadlines, keys
-from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, Event, new_salt, seal
+from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import Record, engine_for, players_for_engine
 from service import clock, gm_actions
-from service.appending import Plan, append, receipt
+from service.appending import Plan, append, receipt, resolve_early
 from service.auth import Caller, new_token, role_value, token_field
 from service.context import Context
 from service.errors import ApiError, conflict, forbidden, invalid, unauthorized
 from service.guards import fields_of, load, require_gm, require_running, seed_of
 from service.schemas import GM_ACTIONS, CreateGameSchema, JoinNameSchema
-from workers.scheduling import phase_opened, phase_spec, resolve_soon
+from workers.scheduling import nobody_awaited, phase_opened, phase_spec
 
 
 # -- creating and joining ------------------------------------------------------------------
@@ -142,10 +142,16 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
             raise conflict("nothing_to_play", "These options leave nothing to play.")
         spec = phase_spec(record, phase.name, 1)
         ready = record["resolve_early"] and not phase.awaiting
+
+        def before() -> None:
+            deadlines.set_due(ctx.redis, game_id, clock.parse(spec["deadline"]))
+            if ready:
+                deadlines.due_by(ctx.redis, game_id, clock.now())
+
         return Plan(
             "game.started", GM_ACTOR, {"setup": setup, "phase": spec}, status=200,
             respond=lambda event: {**receipt(game_id, event), "status": "running", "phase": spec},
-            before=lambda: deadlines.set_due(ctx.redis, game_id, clock.parse(spec["deadline"])),
+            before=before,
             after=lambda event: phase_opened(ctx.queue, ctx.redis, game_id, spec, ready),
         )
 
@@ -199,16 +205,9 @@ def _order_builder(
         data: dict[str, Any] = {"phase": number, "action": action}
         if on_behalf is not None and caller.is_gm:
             data["entered_by"] = GM
-
-        def after(event: Event) -> None:
-            if not record["resolve_early"]:
-                return
-            state = engine.apply_action(record["engine"], actor, action)
-            phase = engine.phase(state)
-            if phase is not None and not phase.awaiting:
-                resolve_soon(ctx.queue, game_id, number, "early")
-
-        return Plan("action.submitted", actor, data, after=after)
+        if record["resolve_early"] and nobody_awaited(engine, engine.apply_action(record["engine"], actor, action)):
+            return Plan("action.submitted", actor, data, phase=number, **resolve_early(ctx, game_id, number, "early"))
+        return Plan("action.submitted", actor, data, phase=number)
 
     return build
 

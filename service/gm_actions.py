@@ -7,14 +7,14 @@ from datetime import timedelta
 from typing import Any, Callable
 
 from eventlog import deadlines
-from eventlog.events import GM_ACTOR, Event
+from eventlog.events import GM_ACTOR
 from replays.fold import Record, engine_for
 from service import clock
-from service.appending import Plan
+from service.appending import Plan, resolve_early
 from service.context import Context
 from service.errors import conflict, invalid
 from service.guards import require_running
-from workers.scheduling import resolve_soon, schedule_at
+from workers.scheduling import nobody_awaited, schedule_at
 
 
 def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Callable[[Record], Plan]:
@@ -45,8 +45,8 @@ def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Call
         require_running(record)
         number = record["phase"]["number"]
         if kind == "gm.resolve_now":
-            return Plan(kind, GM_ACTOR, {"reason": reason, "phase": number},
-                        after=lambda event: resolve_soon(ctx.queue, game_id, number, f"gm{event['seq']}"))
+            return Plan(kind, GM_ACTOR, {"reason": reason, "phase": number}, phase=number,
+                        **resolve_early(ctx, game_id, number, "gm{seq}"))
         # gm.extend_deadline
         current = clock.parse(record["phase"]["deadline"])
         if data["seconds"] is not None:
@@ -57,7 +57,7 @@ def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Call
             raise invalid("The new deadline must be in the future.", {"deadline": ["In the past."]})
         spec = {**record["phase"], "deadline": new}
         return Plan(kind, GM_ACTOR, {"reason": reason, "phase": number, "previous": record["phase"]["deadline"],
-                                     "deadline": new},
+                                     "deadline": new}, phase=number,
                     before=lambda: deadlines.set_due(ctx.redis, game_id, clock.parse(new)),
                     after=lambda event: _reschedule(ctx, game_id, record, spec))
 
@@ -73,15 +73,13 @@ def _eject_plan(ctx: Context, game_id: str, record: Record, player_id: str, reas
     if player["ejected"]:
         raise conflict("already_ejected", "That player has already been ejected.")
 
-    def after(event: Event) -> None:
-        if record["status"] != "running" or not record["resolve_early"]:
-            return
+    data = {"reason": reason, "player_id": player_id}
+    if record["status"] == "running" and record["resolve_early"]:
         engine = engine_for(record)
-        phase = engine.phase(engine.eject(record["engine"], player_id))
-        if phase is not None and not phase.awaiting:
-            resolve_soon(ctx.queue, game_id, record["phase"]["number"], f"eject{event['seq']}")
-
-    return Plan("gm.eject", GM_ACTOR, {"reason": reason, "player_id": player_id}, after=after)
+        if nobody_awaited(engine, engine.eject(record["engine"], player_id)):
+            number = record["phase"]["number"]
+            return Plan("gm.eject", GM_ACTOR, data, **resolve_early(ctx, game_id, number, "eject{seq}"))
+    return Plan("gm.eject", GM_ACTOR, data)
 
 
 def _reschedule(ctx: Context, game_id: str, record: Record, spec: dict[str, Any]) -> None:

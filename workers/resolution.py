@@ -21,7 +21,7 @@ from eventlog.store import Conflict
 from replays.fold import engine_for
 from service import clock
 from service.context import Context
-from workers.scheduling import phase_opened, phase_spec, schedule_at
+from workers.scheduling import nobody_awaited, phase_opened, phase_spec, schedule_at
 
 log = logging.getLogger("arbiter.resolution")
 
@@ -42,25 +42,34 @@ def resolve_phase(ctx: Context, game_id: str, number: int) -> str:
         if record["phase"]["number"] != number:
             return "already resolved"
         engine = engine_for(record)
-        phase = engine.phase(record["engine"])
         now = clock.now()
         deadline = clock.parse(record["phase"]["deadline"])
-        early = record["resolve_early"] and phase is not None and not phase.awaiting
-        forced = record["phase"]["forced"]
-        if not (now > deadline or early or forced):
+        trigger = resolvable(record, engine, now)
+        if trigger is None:
             wait = (deadline - now).total_seconds()
             if wait <= WAIT_IN_JOB:
                 time.sleep(wait + 0.01)
                 continue
             schedule_at(ctx.queue, game_id, number, deadline, f"at{int(deadline.timestamp())}")
             return "not due yet"
-        trigger = "gm" if forced else ("deadline" if now > deadline else "early")
         try:
             _append_outcome(ctx, record, engine, number, trigger, now)
         except Conflict:
             continue  # someone appended first: look again
         return f"resolved ({trigger})"
     return "gave up after repeated conflicts"
+
+
+def resolvable(record: dict, engine, now: datetime) -> str | None:
+    """Why the open phase may be resolved at ``now`` (the trigger recorded with its
+    outcome), or None while it must wait for its deadline."""
+    if record["phase"]["forced"]:
+        return "gm"
+    if now > clock.parse(record["phase"]["deadline"]):
+        return "deadline"
+    if record["resolve_early"] and nobody_awaited(engine, record["engine"]):
+        return "early"
+    return None
 
 
 def _fault_point(ctx: Context, game_id: str) -> None:
@@ -87,7 +96,10 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
         data.update(next=None, result=engine.result(state), seed=seed)
     else:
         data["next"] = phase_spec(record, following.name, number + 1, now)
-        deadlines.set_due(ctx.redis, game_id, clock.parse(data["next"]["deadline"]))
+        # Only ever earlier: until the outcome is in the log, this phase must stay where
+        # the sweeper looks (a worker killed here would otherwise hide it until the next
+        # deadline); an entry that was lost comes back.
+        deadlines.due_by(ctx.redis, game_id, clock.parse(data["next"]["deadline"]))
     event = seal(record["seq"] + 1, record["head_hash"], "phase.resolved", ARBITER_ACTOR, data, salt=new_salt())
     _fault_point(ctx, game_id)
     ctx.store.append(game_id, event)
@@ -95,5 +107,5 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
     if following is None:
         deadlines.clear(ctx.redis, game_id)
     else:
-        ready = record["resolve_early"] and not following.awaiting
+        ready = record["resolve_early"] and nobody_awaited(engine, state)
         phase_opened(ctx.queue, ctx.redis, game_id, data["next"], ready)

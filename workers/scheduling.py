@@ -51,6 +51,12 @@ def resolve_soon(queue: Queue, game_id: str, number: int, purpose: str) -> bool:
     return True
 
 
+def nobody_awaited(engine, state: dict) -> bool:
+    """The open phase waits for nobody: with ``resolve_early`` it resolves at once."""
+    phase = engine.phase(state)
+    return phase is not None and not phase.awaiting
+
+
 def phase_spec(record: dict, phase_name: str, number: int, moment: datetime | None = None) -> dict:
     """The log entry that opens a phase: its number, name and deadline."""
     from service import clock
@@ -71,4 +77,5 @@ def phase_opened(queue: Queue, redis, game_id: str, spec: dict, ready: bool) -> 
     deadlines.set_due(redis, game_id, when)
     schedule_at(queue, game_id, spec["number"], when)
     if ready:
+        deadlines.due_by(redis, game_id, clock.now())
         resolve_soon(queue, game_id, spec["number"], "early")

@@ -1,8 +1,11 @@
-"""The sweeper: finds phases whose deadline passed without a recorded outcome.
+"""The sweeper: finds phases that should have been resolved and were not.
 
-A lost job (worker killed, queue wiped, scheduler down) would otherwise stall a game;
-the sweeper looks at the deadline index every second and re-queues a resolution for
-anything overdue by more than ``GRACE`` seconds, so such a phase is late by seconds.
+A lost job (worker killed, queue wiped, scheduler down, an API process killed between
+an order and its early-resolution job) would otherwise stall a game until its
+deadline, or for ever; the sweeper looks at the deadline index every second and
+re-queues a resolution for any phase resolvable for more than ``GRACE`` seconds (its
+deadline passed, everyone acted, the GM said resolve now), so such a phase is late by
+seconds.  A phase that keeps failing is retried less and less often.
 """
 from __future__ import annotations
 
@@ -14,12 +17,15 @@ from service import clock
 from service.context import Context
 from rq.job import Job, JobStatus
 
+from replays.fold import engine_for
+from workers.resolution import resolvable
 from workers.scheduling import job_id, resolve_soon
 
 log = logging.getLogger("arbiter.sweeper")
 
 GRACE = 5.0       # leave the scheduled job this long before stepping in
-RETRY_EVERY = 5   # seconds between sweeper re-queues of the same phase (a duplicate job is harmless)
+RETRY_EVERY = 5   # seconds before the first re-queue of the same phase is tried again (a duplicate job is harmless)
+RETRY_AT_MOST = 300  # a phase whose resolution keeps failing: the longest wait between re-queues
 
 
 def sweep_once(ctx: Context) -> list[tuple[str, str]]:
@@ -32,10 +38,13 @@ def sweep_once(ctx: Context) -> list[tuple[str, str]]:
             actions.append((game_id, "cleared"))
             continue
         due_at = clock.parse(record["phase"]["deadline"]).timestamp()
-        if due_at > now - GRACE:
+        trigger = resolvable(record, engine_for(record), clock.now())
+        if trigger is None or (trigger == "deadline" and due_at > now - GRACE):
             deadlines.set_due(ctx.redis, game_id, due_at)
             actions.append((game_id, "not yet due"))
             continue
+        # Past its deadline by GRACE, or resolvable early since at least GRACE ago (the
+        # index was pulled forward to that moment before the event that made it so).
         number = record["phase"]["number"]
         if _waiting_in_queue(ctx, game_id, number, due_at):
             deadlines.set_due(ctx.redis, game_id, now + RETRY_EVERY)
@@ -46,11 +55,22 @@ def sweep_once(ctx: Context) -> list[tuple[str, str]]:
         queued = resolve_soon(ctx.queue, game_id, number, f"sweep{int(now)}")
         if queued:
             ctx.queue_redis.set(_last_sweep(game_id), job_id(game_id, number, f"sweep{int(now)}"), ex=3600)
-        deadlines.set_due(ctx.redis, game_id, now + RETRY_EVERY)
-        log.warning("game %s phase %s overdue by %.1fs: %s", game_id, number, now - due_at,
-                    "re-queued" if queued else "already queued")
+        deadlines.set_due(ctx.redis, game_id, now + _backoff(ctx, game_id, number))
+        late = f"overdue by {now - due_at:.1f}s" if trigger == "deadline" else f"resolvable ({trigger}), not resolved"
+        log.warning("game %s phase %s %s: %s", game_id, number, late, "re-queued" if queued else "already queued")
         actions.append((game_id, "requeued" if queued else "already queued"))
     return actions
+
+
+def _backoff(ctx: Context, game_id: str, number: int) -> float:
+    """5 s, 10 s, 20 s … up to ``RETRY_AT_MOST`` between re-queues of one phase: a
+    poisoned game must not add a failed job to the queue every few seconds for ever."""
+    key = f"{_last_sweep(game_id)}:tries:{number}"
+    pipe = ctx.queue_redis.pipeline(transaction=False)
+    pipe.incr(key)
+    pipe.expire(key, 86400)
+    tries = pipe.execute()[0]
+    return float(min(RETRY_EVERY * 2 ** min(tries - 1, 16), RETRY_AT_MOST))
 
 
 def _last_sweep(game_id: str) -> str:

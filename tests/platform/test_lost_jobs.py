@@ -1,0 +1,123 @@
+"""Resolutions whose job never ran: the sweeper finds every resolvable phase within
+seconds, not at its deadline (freezegun clocks, a real RQ worker in burst mode)."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from freezegun import freeze_time
+
+from eventlog import deadlines, keys
+from service import clock, commands
+from service.auth import Caller
+from service.context import Context
+from service.errors import ApiError
+from tests.platform.conftest import Game, new_game
+from tests.platform.helpers import Api, run_queued_jobs
+from workers import sweeper
+from workers.resolution import resolve_phase
+
+
+def _deadline(api: Api, game: Game):
+    return clock.parse(api.get(game.path())[1]["phase"]["deadline"])
+
+
+def _outcomes(api: Api, game: Game) -> list[dict]:
+    return [e for e in api.get(game.path("/events"), game.gm)[1]["events"] if e["type"] == "phase.resolved"]
+
+
+def _swept(ctx: Context, game: Game) -> str | None:
+    return dict(sweeper.sweep_once(ctx)).get(game.id)
+
+
+def test_an_early_resolution_whose_job_was_lost_is_requeued_within_seconds(api: Api, ctx: Context) -> None:
+    game = new_game(api, deadlines={"bidding": 86400})
+    moment = _deadline(api, game) - timedelta(hours=20)
+    with freeze_time(moment):
+        for token in game.tokens.values():  # everyone has bid: the phase may resolve at once ...
+            assert api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=token)[0] == 202
+    ctx.queue_redis.flushdb()  # ... but its job is lost with the queue
+    with freeze_time(moment + timedelta(seconds=1)):
+        assert _swept(ctx, game) is None  # the job gets its grace period first
+    with freeze_time(moment + timedelta(seconds=sweeper.GRACE + 1)):
+        assert _swept(ctx, game) == "requeued"
+        run_queued_jobs(ctx)
+    outcomes = _outcomes(api, game)
+    assert len(outcomes) == 1 and outcomes[0]["data"]["trigger"] == "early"
+
+
+def test_a_lost_resolve_now_is_requeued_within_seconds(api: Api, ctx: Context, game: Game) -> None:
+    moment = _deadline(api, game) - timedelta(hours=1)
+    with freeze_time(moment):
+        status, _ = api.post(game.path("/actions"), {"type": "gm.resolve_now", "reason": "all in"}, token=game.gm)
+        assert status == 202
+    ctx.queue_redis.flushdb()
+    with freeze_time(moment + timedelta(seconds=sweeper.GRACE + 1)):
+        assert _swept(ctx, game) == "requeued"
+        run_queued_jobs(ctx)
+    outcomes = _outcomes(api, game)
+    assert len(outcomes) == 1 and outcomes[0]["data"]["trigger"] == "gm"
+
+
+def test_a_phase_nobody_has_finished_is_left_to_its_deadline(api: Api, ctx: Context, game: Game) -> None:
+    moment = _deadline(api, game) - timedelta(hours=1)
+    with freeze_time(moment):
+        assert api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=game.tokens["p1"])[0] == 202
+    deadlines.set_due(ctx.redis, game.id, moment)  # a stale entry, as after a lost job
+    with freeze_time(moment + timedelta(seconds=sweeper.GRACE + 1)):
+        assert _swept(ctx, game) == "not yet due"
+    assert ctx.redis.zscore(keys.DEADLINES, game.id) == _deadline(api, game).timestamp()
+    assert _outcomes(api, game) == []
+
+
+def test_a_resolution_killed_before_its_append_stays_where_the_sweeper_looks(
+    api: Api, ctx: Context, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next phase's deadline must not hide this one: a worker killed between
+    computing the outcome and recording it left the index pointing a day ahead."""
+    overdue = _deadline(api, game) + timedelta(seconds=1)
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt("worker killed")
+
+    monkeypatch.setattr(ctx.store, "append", killed)
+    with freeze_time(overdue), pytest.raises(KeyboardInterrupt):
+        resolve_phase(ctx, game.id, 1)
+    monkeypatch.undo()
+    assert ctx.redis.zscore(keys.DEADLINES, game.id) <= overdue.timestamp()
+    with freeze_time(overdue + timedelta(seconds=sweeper.GRACE + 1)):
+        assert _swept(ctx, game) == "requeued"
+        run_queued_jobs(ctx)
+    assert len(_outcomes(api, game)) == 1
+
+
+def test_a_phase_that_keeps_failing_is_retried_less_and_less_often(api: Api, ctx: Context, game: Game) -> None:
+    moment = _deadline(api, game) + timedelta(seconds=sweeper.GRACE + 1)
+    waits = []
+    for _ in range(9):  # the job never runs: every sweep finds the phase overdue again
+        ctx.queue_redis.delete(*ctx.queue_redis.keys("rq:job:*"), "rq:queue:" + ctx.queue.name)
+        with freeze_time(moment):
+            assert _swept(ctx, game) == "requeued"
+        next_look = ctx.redis.zscore(keys.DEADLINES, game.id)
+        waits.append(round(next_look - moment.timestamp()))
+        moment += timedelta(seconds=waits[-1] + sweeper.GRACE)  # the sweeper looks GRACE after the entry
+    assert waits == [5, 10, 20, 40, 80, 160, 300, 300, 300]
+
+
+def test_an_order_that_loses_a_race_with_the_resolution_is_refused_not_moved(
+    api: Api, ctx: Context, game: Game
+) -> None:
+    """The order was checked against round 1; if round 1 is resolved before it lands,
+    recording it as a round-2 bid would be a bid the player never made."""
+    stale = ctx.loader.load(game.id)
+    with freeze_time(_deadline(api, game) + timedelta(seconds=1)):
+        assert resolve_phase(ctx, game.id, 1).startswith("resolved")
+    seq = api.get(game.path())[1]["seq"]
+    caller = Caller("player", "p1", None)
+    with freeze_time(_deadline(api, game) - timedelta(hours=1)):  # still in time for round 2
+        with pytest.raises(ApiError) as refused:
+            commands.act(ctx, game.id, caller, {"type": "bid", "amount": 2}, record=stale)
+    assert refused.value.status == 409 and refused.value.code == "deadline_passed"
+    assert api.get(game.path())[1]["seq"] == seq
+    # The same order sent now, against round 2, is of course fine.
+    assert commands.act(ctx, game.id, caller, {"type": "bid", "amount": 2})[0] == 202
