@@ -13,9 +13,17 @@ from engines.golden_strider import rules
 from engines.golden_strider.race import Plan, active, apply_round, race_length, resolve_round
 
 
-def measures(state: dict[str, Any], runner: dict[str, Any]) -> dict[str, int]:
-    """What the previous round's report shows about this runner (and the leader)."""
-    hand = runner["cards"] or []
+def robot_hand(algorithm: dict[str, Any], runner: dict[str, Any]) -> list[rules.Card]:
+    """The cards the robot holds: before round 1, the algorithm's starting cards."""
+    return runner["cards"] if runner["cards"] is not None else rules.starting_hand(algorithm["cards"])
+
+
+def measures(state: dict[str, Any], runner: dict[str, Any], hand: list[rules.Card]) -> dict[str, int]:
+    """What the previous round's report shows about this runner (and the leader).
+
+    ``hand`` is the hand the robot plays from, so in round 1 ``best_card`` and
+    ``oldest_card`` read its starting cards.
+    """
     leader = max((r["square"] for r in state["runners"] if not r["withdrawn"]), default=0)
     return {
         "round": state["round"],
@@ -68,8 +76,8 @@ def split_amounts(value: int, move: int | str, bank: int | str) -> tuple[int, in
 
 def plan_for(algorithm: dict[str, Any], state: dict[str, Any], runner: dict[str, Any]) -> Plan | None:
     """This round's plan from the first matching rule (None: no move received)."""
-    seen = measures(state, runner)
-    hand = runner["cards"] if runner["cards"] is not None else rules.starting_hand(algorithm["cards"])
+    hand = robot_hand(algorithm, runner)
+    seen = measures(state, runner, hand)
     for rule in algorithm["rules"]:
         if not matches(rule.get("when") or {}, seen):
             continue

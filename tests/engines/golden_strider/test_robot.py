@@ -62,6 +62,24 @@ def test_robot_conditions_read_the_previous_report() -> None:
     assert not robot.matches(rule["when"], {**seen, "position": 2})
 
 
+def test_robot_conditions_see_the_starting_cards_in_round_one() -> None:
+    """Round 1 is played from the starting cards, so best_card and oldest_card read them."""
+    algorithm = {
+        "cards": [10, 5, 5, 5, 5],
+        "rules": [
+            {"when": {"best_card": 10, "oldest_card": 5}, "card": "highest", "move": "all"},
+            {"card": "oldest", "bank": "all"},
+        ],
+    }
+    state = new_game(6, ROBOT)
+    runner = state["runners"][0]
+    seen = robot.measures(state, runner, robot.robot_hand(algorithm, runner))
+    assert (seen["round"], seen["best_card"], seen["oldest_card"]) == (1, 10, 5)
+    outcome, _ = resolve(_send(state, "p1", algorithm))
+    first = [r for r in outcome["public"]["rounds"][0]["rows"] if r["runner"] == "r1"][0]
+    assert first["cards"][first["played"]] == "10/0" and (first["M"], first["B"]) == (10, 0)
+
+
 def test_robot_split_amounts() -> None:
     assert robot.split_amounts(6, 2, 4) == (2, 4)
     assert robot.split_amounts(8, 2, 4) == (4, 4)  # leftover goes to movement
