@@ -27,7 +27,10 @@ def run(
     name: str | None = None,
 ) -> bool:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    stop = sweeper.start_thread(ctx) if with_sweeper and not burst else None
+    # The sweeper thread gets connections and a game cache of its own: a forking worker
+    # copies this process while the thread may hold the cache's lock, and a work horse
+    # born with that lock held waits for it until the job times out.
+    stop = sweeper.start_thread(Context(ctx.settings)) if with_sweeper and not burst else None
     worker = WORKER_CLASSES[worker_class](
         [ctx.queue], connection=ctx.queue_redis, serializer=JSONSerializer, name=name
     )
