@@ -18,6 +18,8 @@ from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
 
 RULE_TURN = "one player acts at a time"
 RULE_OVER = "the game is over"
+RULE_EJECTED = "ejected players take no turns"
+RULE_WON = "the game ends with the winning action"
 
 
 class SxyzmCyclone(Engine):
@@ -32,6 +34,8 @@ class SxyzmCyclone(Engine):
         summary="Roll a die, move and stack cubes toward the other bases; stacks get pushed home.",
     )
     options_schema = OptionsSchema
+    # GM-fixed die rolls would tell everyone the coming rolls; each is public when its turn opens.
+    secret_options = frozenset({"rolls"})
     join_schema = JoinSchema
     actions = {
         "turn": ActionType(
@@ -110,8 +114,10 @@ class SxyzmCyclone(Engine):
         """Check the whole turn move by move against the position each move meets."""
         if state["over"]:
             raise not_now(RULE_OVER, "the game is over")
+        if actor in state["ejected"]:
+            raise not_now(RULE_EJECTED, "you have been ejected from this game: your turns are skipped")
         colour = turns.colour_of(state, actor)
-        if colour != state["current"] or actor in state["ejected"]:
+        if colour != state["current"]:
             current = turns.player_of(state, state["current"])
             raise not_now(RULE_TURN, f"it is {state['current']}'s turn ({current}), not yours")
         moves = action["moves"]
@@ -120,15 +126,18 @@ class SxyzmCyclone(Engine):
             raise RuleError(rules.RULE_ROLL, f"you rolled {roll}: at most {roll} moves, not {len(moves)}",
                             {"roll": roll, "moves": len(moves)})
         work = rules.working_copy(state)
+        won_at: int | None = None
         for index, move in enumerate(moves, start=1):
-            error = rules.move_error(work, colour, move)
+            error = _after_win(moves, won_at) if won_at is not None else rules.move_error(work, colour, move)
             if error is not None:
                 rule, reason = error
                 raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
                                 {"move": index, "cube": move["cube"], "toward": move["toward"]})
             rules.play_move(work, colour, move)
             if rules.winners(work, turns.active_colours(state)):
-                return
+                won_at = index
+        if won_at is not None:
+            return
         unused = len(moves) < roll and rules.legal_moves(work, colour)
         if unused and not state["options"]["allow_unused_actions"]:
             raise RuleError(rules.RULE_ALL_ACTIONS,
@@ -217,15 +226,32 @@ class SxyzmCyclone(Engine):
         return views.result(state) if state["over"] else None
 
     def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
-        """The single moves the current player may make now, with where each lands."""
+        """Each distinct single move the current player may make now, played on a copy:
+        where it steps (``to``), where the cube ends (``ends_at``), what it pushes and
+        which cubes finish.  Targets whose route takes the cube to the same space are one
+        move: ``toward`` is the first of them (send it in the order), ``also_toward`` the rest."""
         its_turn = turns.colour_of(state, player_id) == state["current"] and player_id not in state["ejected"]
         if state["over"] or not its_turn:
             return None
         colour, length = state["current"], state["path_length"]
-        moves = []
+        moves: list[dict[str, Any]] = []
+        seen: dict[tuple[str, str], dict[str, Any]] = {}
         for move in rules.legal_moves(state, colour):
             origin, _ = rules.locate(state, move["cube"])
-            moves.append({**move, "from": origin, "to": next_toward(origin, move["toward"], length)})
+            step = next_toward(origin, move["toward"], length)
+            same = seen.get((move["cube"], step))
+            if same is not None:
+                same["also_toward"].append(move["toward"])
+                continue
+            work = rules.working_copy(state)
+            effect = rules.play_move(work, colour, move)
+            ends_at, _ = rules.locate(work, move["cube"])
+            finishes = [c for c in rules.all_cubes(state) if rules.is_finished(work, c)
+                        and not rules.is_finished(state, c)]
+            entry = {**move, "also_toward": [], "from": origin, "to": step, "ends_at": ends_at,
+                     "pushes": effect["pushes"], "finishes": finishes}
+            seen[(move["cube"], step)] = entry
+            moves.append(entry)
         return {"roll": state["roll"], "moves": moves}
 
     # -- simulation --------------------------------------------------------------
@@ -235,3 +261,10 @@ class SxyzmCyclone(Engine):
         if phase is None or actor not in phase.awaiting:
             return None
         return {"type": "turn", "moves": random_moves(state, state["current"], state["roll"], rng)}
+
+
+def _after_win(moves: list[rules.Move], won_at: int) -> tuple[str, str]:
+    """Ruling: the win is checked after every action, so nothing may follow the winning one."""
+    winning = moves[won_at - 1]
+    return RULE_WON, (f"the game is over after move {won_at} ({winning['cube']} toward {winning['toward']}), "
+                      "which wins it; send the turn without the moves after it")

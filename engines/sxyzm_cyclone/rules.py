@@ -62,6 +62,11 @@ def is_movable(state: State, cube: str) -> bool:
     return level == len(state["spaces"][position]) - 1
 
 
+def all_cubes(state: State) -> list[str]:
+    """Every cube of the colours in play, colour by colour in turn order."""
+    return [cube for colour in state["colours"] for cube in cubes_of(colour)]
+
+
 def movable_cubes(state: State, colour: str) -> list[str]:
     return [c for c in cubes_of(colour) if is_movable(state, c)]
 

@@ -3,15 +3,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from engines.contract import RuleError
 from engines.rng import Rng
 from engines.sxyzm_cyclone.board import COLOURS, side_colours
 
 State = dict[str, Any]
 
+RULE_SIDE = "the two-colour side is for 2 players"
+RULE_FIRST = "the first player must be a colour in play"
+
 
 def board_side(options: dict[str, Any], player_count: int) -> str:
-    """Ruling: 'auto' plays 2 players on the two-colour side; the two-colour side
-    only seats 2, so 3-4 players always use the four-colour side."""
+    """Rule: the two-colour side is for 2 players, the four-colour side for 2-4.
+    Ruling: 'auto' plays 2 players on the two-colour side; forcing the two-colour side
+    with 3-4 players refuses the start rather than quietly switching sides."""
+    if options["side"] == "two-colour" and player_count > 2:
+        raise RuleError(RULE_SIDE, f"the two-colour side seats 2 players, not {player_count}: "
+                        "choose side 'four-colour' or 'auto'", {"side": "two-colour", "players": player_count})
     two_players_may_use_it = player_count == 2 and options["side"] != "four-colour"
     return "two-colour" if two_players_may_use_it else "four-colour"
 
@@ -32,7 +40,8 @@ def assign_colours(players: list[dict[str, Any]], side: str) -> dict[str, str]:
 
 
 def turn_order(colours: list[str]) -> list[str]:
-    """Ruling: turns pass blue → yellow → green → red (the rulebook's order), skipping absent colours."""
+    """Ruling (the rulebook gives no turn order): turns go clockwise round the board as
+    the doc draws it, blue → yellow → green → red, skipping colours not in play."""
     return [c for c in COLOURS if c in colours]
 
 
@@ -45,10 +54,15 @@ def draw_roll(options: dict[str, Any], turn: int, rng: Rng) -> int:
 
 
 def first_colour(options: dict[str, Any], colours: list[str], rng: Rng) -> str:
-    """Ruling: the first player is the GM's choice if in play, else drawn from the seed."""
-    if options["first_colour"] in colours:
-        return str(options["first_colour"])
-    return rng.choice(colours)
+    """Ruling: the first player is the GM's choice, else drawn from the seed; a chosen
+    colour nobody plays refuses the start rather than being quietly replaced."""
+    chosen = options["first_colour"]
+    if chosen is None:
+        return rng.choice(colours)
+    if chosen not in colours:
+        raise RuleError(RULE_FIRST, f"first_colour {chosen} is not in play (colours: {', '.join(colours)})",
+                        {"first_colour": chosen, "colours": list(colours)})
+    return str(chosen)
 
 
 def player_of(state: State, colour: str) -> str:

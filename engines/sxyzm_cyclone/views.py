@@ -6,19 +6,25 @@ from typing import Any
 
 from engines.contract import JSON
 from engines.sxyzm_cyclone import rules, turns
-from engines.sxyzm_cyclone.board import CENTRE, cube_colour, cubes_of, path_spaces, side_colours
+from engines.sxyzm_cyclone.board import CENTRE, cube_colour, path_spaces, side_colours
 
 State = dict[str, Any]
 
 
 def prompt(state: State) -> str:
+    """What the turn asks of its player, in words: how many moves, or why none."""
     colour = state["current"]
-    name = _name(state, turns.player_of(state, colour))
+    player = turns.player_of(state, colour)
+    name = _name(state, player)
     roll = state["roll"]
     opening = f"Turn {state['turn']}: {name} ({colour}) rolled {roll}"
+    if player in state["ejected"]:
+        return f"Turn {state['turn']}: {name} ({colour}) has been ejected; the turn is skipped."
     if not rules.movable_cubes(state, colour):
         return f"{opening}; no {colour} cube can move, so the actions are lost."
-    return f"{opening}; send up to {roll} moves."
+    if state["options"]["allow_unused_actions"]:
+        return f"{opening}; send up to {_moves(roll)}."
+    return f"{opening}; send exactly {_moves(roll)} (fewer only if no cube can move or a move wins)."
 
 
 def view(state: State, hint: JSON | None, result: JSON | None) -> JSON:
@@ -34,7 +40,7 @@ def view(state: State, hint: JSON | None, result: JSON | None) -> JSON:
         "paths": _paths(state),
         "centre": list(state["spaces"].get(CENTRE, [])),
         "bases": {c: _base(state, c) for c in state["colours"]},
-        "cubes": {cube: _cube(state, cube) for c in state["colours"] for cube in cubes_of(c)},
+        "cubes": {cube: _cube(state, cube) for cube in rules.all_cubes(state)},
         "diagram": diagram(state),
     }
     if hint is not None:
@@ -124,6 +130,10 @@ def _cube(state: State, cube: str) -> dict[str, Any]:
 
 def _stack(cubes: list[str]) -> str:
     return "[" + ",".join(cubes) + "]"
+
+
+def _moves(count: int) -> str:
+    return f"{count} move" if count == 1 else f"{count} moves"
 
 
 def _name(state: State, player_id: str) -> str:

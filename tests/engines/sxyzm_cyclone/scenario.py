@@ -32,10 +32,14 @@ def board(state: State, spaces: dict[str, list[str]], bases: dict[str, list[str]
     return new
 
 
+def order(*moves: tuple[str, str]) -> dict[str, Any]:
+    """A turn order of (cube, toward) moves."""
+    return {"type": "turn", "moves": [{"cube": c, "toward": t} for c, t in moves]}
+
+
 def turn(state: State, player: str, *moves: tuple[str, str], number: int = 1) -> tuple[dict[str, Any], State]:
     """Submit a turn of (cube, toward) moves and resolve it: (outcome, new state)."""
-    order = {"type": "turn", "moves": [{"cube": c, "toward": t} for c, t in moves]}
-    return run_phase(ENGINE, submit(ENGINE, state, player, order), SEED, number)
+    return run_phase(ENGINE, submit(ENGINE, state, player, order(*moves)), SEED, number)
 
 
 def play(state: State, player: str, *moves: tuple[str, str]) -> State:

@@ -1,9 +1,13 @@
 """Setup rules and the board model (sides, paths, centre, colours, first player)."""
 from __future__ import annotations
 
+import pytest
+
+from engines.contract import RuleError
 from engines.driver import player_list, start
 from engines.sxyzm_cyclone import ENGINE
 from engines.sxyzm_cyclone.board import next_toward
+from engines.sxyzm_cyclone.turns import RULE_FIRST, RULE_SIDE
 
 from tests.engines.sxyzm_cyclone.scenario import game
 
@@ -21,8 +25,22 @@ def test_setup_rule_two_to_four_players_on_the_four_colour_side() -> None:
     assert game(4)["colours"] == ["blue", "yellow", "green", "red"]
 
 
-def test_ruling_two_colour_side_cannot_seat_three_players() -> None:
-    assert game(3, side="two-colour")["side"] == "four-colour"
+@pytest.mark.parametrize("players", [3, 4])
+def test_ruling_two_colour_side_with_three_or_four_players_refuses_the_start(players: int) -> None:
+    """Setup rule: the two-colour side is for 2 players; forcing it on more is an error, not a silent switch."""
+    with pytest.raises(RuleError) as caught:
+        game(players, side="two-colour")
+    assert caught.value.rule == RULE_SIDE
+    assert "two-colour side seats 2 players" in caught.value.message
+    assert game(2, side="two-colour")["side"] == "two-colour"
+
+
+@pytest.mark.parametrize("players,colour", [(2, "green"), (3, "red")])
+def test_ruling_first_colour_not_in_play_refuses_the_start(players: int, colour: str) -> None:
+    with pytest.raises(RuleError) as caught:
+        game(players, first_colour=colour)
+    assert caught.value.rule == RULE_FIRST and f"first_colour {colour} is not in play" in caught.value.message
+    assert caught.value.details["first_colour"] == colour
 
 
 def test_setup_example_five_spaces_nearest_each_base_hold_one_cube() -> None:

@@ -15,16 +15,12 @@ from engines.sxyzm_cyclone.rules import (
     legal_moves,
 )
 
-from tests.engines.sxyzm_cyclone.scenario import board, game, play, turn
-
-
-def _order(*moves: tuple[str, str]) -> dict:
-    return {"type": "turn", "moves": [{"cube": c, "toward": t} for c, t in moves]}
+from tests.engines.sxyzm_cyclone.scenario import board, game, order, play, turn
 
 
 def _rejects(state: dict, player: str, *moves: tuple[str, str]) -> RuleError:
     with pytest.raises(RuleError) as caught:
-        submit(ENGINE, state, player, _order(*moves))
+        submit(ENGINE, state, player, order(*moves))
     return caught.value
 
 

@@ -6,13 +6,10 @@ import pytest
 from engines.contract import RuleError
 from engines.driver import player_list, run_phase, start, submit
 from engines.sxyzm_cyclone import ENGINE
+from engines.sxyzm_cyclone.engine import RULE_EJECTED, RULE_TURN
 from engines.sxyzm_cyclone.rules import RULE_ALL_ACTIONS, RULE_STACK_TOP
 
-from tests.engines.sxyzm_cyclone.scenario import SEED, board, game, play, turn
-
-
-def _order(*moves: tuple[str, str]) -> dict:
-    return {"type": "turn", "moves": [{"cube": c, "toward": t} for c, t in moves]}
+from tests.engines.sxyzm_cyclone.scenario import SEED, board, game, order, play, turn
 
 
 def test_rule_one_die_roll_recorded_when_each_turn_opens() -> None:
@@ -41,7 +38,7 @@ def test_option_fixed_rolls_are_used_first() -> None:
     assert outcome["public"]["next"]["roll"] == 5
 
 
-def test_ruling_turns_pass_blue_yellow_green_red_skipping_absent_colours() -> None:
+def test_ruling_turns_go_clockwise_blue_yellow_green_red_skipping_absent_colours() -> None:
     state = game(4, first_colour="green")
     seen = []
     for number in range(1, 6):
@@ -60,14 +57,33 @@ def test_phase_is_the_current_players_turn() -> None:
 
 def test_rule_one_player_acts_at_a_time_others_get_409() -> None:
     with pytest.raises(RuleError) as caught:
-        submit(ENGINE, game(2), "p2", _order(("yellow-5", "blue")))
-    assert caught.value.status == 409 and "blue" in caught.value.message
+        submit(ENGINE, game(2), "p2", order(("yellow-5", "blue")))
+    assert caught.value.status == 409 and caught.value.rule == RULE_TURN
+    assert caught.value.message == "it is blue's turn (p1), not yours"
+
+
+def test_ruling_an_ejected_player_is_told_they_were_ejected_not_to_wait_their_turn() -> None:
+    """The current player (p1) and a waiting one (p2), both ejected, hear the same reason."""
+    for player, cube in (("p1", "blue-5"), ("p2", "yellow-5")):
+        state = ENGINE.eject(game(3), player)
+        with pytest.raises(RuleError) as caught:
+            submit(ENGINE, state, player, order((cube, "green")))
+        assert caught.value.status == 409 and caught.value.rule == RULE_EJECTED
+        assert "you have been ejected" in caught.value.message and "turn (" not in caught.value.message
+    prompt = ENGINE.phase(ENGINE.eject(game(3), "p1")).prompt
+    assert prompt == "Turn 1: Player 1 (blue) has been ejected; the turn is skipped."
+
+
+def test_prompt_says_up_to_or_exactly_the_roll_by_the_unused_actions_option() -> None:
+    assert ENGINE.phase(game(2, rolls=[3])).prompt == "Turn 1: Player 1 (blue) rolled 3; send up to 3 moves."
+    strict = ENGINE.phase(game(2, rolls=[1], allow_unused_actions=False)).prompt
+    assert strict.startswith("Turn 1: Player 1 (blue) rolled 1; send exactly 1 move (fewer only if")
 
 
 def test_submitted_turn_empties_awaiting_and_may_be_replaced() -> None:
-    state = submit(ENGINE, game(2), "p1", _order(("blue-5", "yellow")))
+    state = submit(ENGINE, game(2), "p1", order(("blue-5", "yellow")))
     assert ENGINE.phase(state).awaiting == ()
-    state = submit(ENGINE, state, "p1", _order(("blue-4", "yellow")))
+    state = submit(ENGINE, state, "p1", order(("blue-4", "yellow")))
     _, state = run_phase(ENGINE, state, SEED, 1)
     assert state["spaces"]["blue:5"] == ["blue-5", "blue-4"]
 
@@ -75,7 +91,7 @@ def test_submitted_turn_empties_awaiting_and_may_be_replaced() -> None:
 def test_each_move_is_checked_against_the_position_after_the_moves_before_it() -> None:
     state = board(game(2, rolls=[2]), {"centre": ["blue-1", "blue-2"]})
     with pytest.raises(RuleError):
-        submit(ENGINE, state, "p1", _order(("blue-1", "yellow")))
+        submit(ENGINE, state, "p1", order(("blue-1", "yellow")))
     state = play(state, "p1", ("blue-2", "yellow"), ("blue-1", "yellow"))
     assert state["spaces"]["yellow:7"] == ["blue-2", "blue-1"]
 
@@ -83,7 +99,7 @@ def test_each_move_is_checked_against_the_position_after_the_moves_before_it() -
 def test_a_rejected_order_names_the_move_the_cube_and_the_rule() -> None:
     state = board(game(2, rolls=[3]), {"centre": ["blue-1", "blue-2"]})
     with pytest.raises(RuleError) as caught:
-        submit(ENGINE, state, "p1", _order(("blue-3", "yellow"), ("blue-1", "yellow")))
+        submit(ENGINE, state, "p1", order(("blue-3", "yellow"), ("blue-1", "yellow")))
     error = caught.value
     assert error.status == 422 and error.rule == RULE_STACK_TOP
     assert error.message.startswith("move 2 (blue-1 toward yellow)")
@@ -106,12 +122,12 @@ def test_ruling_actions_may_be_left_unused_by_default() -> None:
 def test_option_every_action_must_be_used_while_a_cube_can_move() -> None:
     state = game(2, rolls=[2], allow_unused_actions=False)
     with pytest.raises(RuleError) as caught:
-        submit(ENGINE, state, "p1", _order(("blue-5", "yellow")))
+        submit(ENGINE, state, "p1", order(("blue-5", "yellow")))
     assert caught.value.rule == RULE_ALL_ACTIONS
     stuck = board(game(3, rolls=[3], allow_unused_actions=False),
                   {"yellow:1": ["blue-1"], "centre": ["blue-3", "blue-4", "blue-5", "green-1"]},
                   bases={"green": ["blue-2"]})
-    submit(ENGINE, stuck, "p1", _order(("blue-1", "yellow")))  # blue-1 finishes: no cube left to move
+    submit(ENGINE, stuck, "p1", order(("blue-1", "yellow")))  # blue-1 finishes: no cube left to move
 
 
 def test_ruling_missed_deadline_passes_by_default() -> None:
@@ -150,9 +166,35 @@ def test_view_shows_legal_moves_only_to_the_current_player() -> None:
     state = game(2)
     mine = ENGINE.view(state, "p1")["legal_moves"]
     assert mine["roll"] == 6
-    assert {"cube": "blue-5", "toward": "yellow", "from": "blue:5", "to": "blue:6"} in mine["moves"]
+    assert {"cube": "blue-5", "toward": "yellow", "also_toward": [], "from": "blue:5", "to": "blue:6",
+            "ends_at": "blue:6", "pushes": [], "finishes": []} in mine["moves"]
     assert "legal_moves" not in ENGINE.view(state, "p2")
     assert "legal_moves" not in ENGINE.view(state, None)
+
+
+def test_legal_moves_show_where_each_move_ends_what_it_pushes_and_what_finishes() -> None:
+    """The hint plays each move on a copy: a push is shown with its landing and the cubes it finishes."""
+    start = board(game(2, rolls=[1]), {"blue:7": ["blue-1"], "centre": ["yellow-1", "yellow-2"],
+                                       "blue:1": ["blue-2"], "blue:2": ["yellow-3", "yellow-4"]})
+    moves = {m["cube"]: m for m in ENGINE.view(start, "p1")["legal_moves"]["moves"]}
+    push = moves["blue-1"]
+    assert (push["from"], push["to"], push["ends_at"]) == ("blue:7", "centre", "blue:5")
+    assert push["pushes"] == [{"stack": ["yellow-1", "yellow-2", "blue-1"], "to": "blue:5"}]
+    home = moves["blue-2"]
+    assert (home["to"], home["ends_at"]) == ("blue:2", "base:blue")
+    assert home["finishes"] == ["yellow-3", "yellow-4"]
+    assert start["spaces"]["centre"] == ["yellow-1", "yellow-2"], "the hint leaves the state alone"
+
+
+def test_legal_moves_list_a_move_with_the_same_route_to_several_bases_once() -> None:
+    """3 players, opening: each blue cube steps to the same space toward yellow or green,
+    so 5 moves are shown (not 10); from the centre the routes differ and both are shown."""
+    moves = ENGINE.view(game(3), "p1")["legal_moves"]["moves"]
+    assert [(m["cube"], m["toward"], m["also_toward"]) for m in moves] == [
+        (f"blue-{n}", "yellow", ["green"]) for n in range(1, 6)]
+    split = ENGINE.view(board(game(3), {"centre": ["blue-1"]}), "p1")["legal_moves"]["moves"]
+    from_centre = [(m["toward"], m["to"], m["also_toward"]) for m in split if m["cube"] == "blue-1"]
+    assert from_centre == [("yellow", "yellow:7", []), ("green", "green:7", [])]
 
 
 def test_view_shows_every_cube_stacks_bottom_to_top_and_bases() -> None:
@@ -181,10 +223,6 @@ def test_ruling_win_conditions_count_the_players_at_the_start() -> None:
     state = ENGINE.eject(start, "p3")
     _, state = turn(state, "p1", ("blue-1", "yellow"))
     assert ENGINE.result(state)["winners"] == ["p1"]
-
-
-def test_ruling_first_colour_not_in_play_is_drawn_instead() -> None:
-    assert game(2, first_colour="red")["current"] in ("blue", "yellow")
 
 
 def test_gm_view_shows_the_current_players_legal_moves() -> None:
