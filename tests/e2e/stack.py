@@ -20,7 +20,8 @@ from service.embedded_redis import free_port
 def stack_env(settings: Settings, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(REDIS_URL=settings.redis_url, ARBITER_QUEUE_URL=settings.queue_url, ARBITER_QUEUE=settings.queue_name,
-               PYTHONUNBUFFERED="1", **extra)
+               PYTHONUNBUFFERED="1")
+    env.update(extra)
     return env
 
 
@@ -36,13 +37,13 @@ class Stack:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start_api(self, port: int | None = None) -> None:
+    def start_api(self, port: int | None = None, **env: str) -> None:
         """Start gunicorn; pass ``port`` to restart it where clients already point."""
         self.port = port or free_port()
         self.api = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--workers", "2", "--worker-class", "gthread", "--threads", "8",
              "--bind", f"127.0.0.1:{self.port}", "service.wsgi:app"],
-            env=stack_env(self.settings), stdout=open(self.logs / "api.log", "ab"), stderr=subprocess.STDOUT,
+            env=stack_env(self.settings, **env), stdout=open(self.logs / "api.log", "ab"), stderr=subprocess.STDOUT,
             start_new_session=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import signal
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+import requests
 from redis import Redis
 
 from eventlog.events import chain_break, event_hash
@@ -133,3 +135,71 @@ def test_api_killed_mid_load_never_half_records_an_order(stack: Stack, settings:
     retried = [s for s in load.accepted if s.failures]
     figures.record("API SIGKILL mid-load", kills=kills, acknowledged=acked, retried_after_error=len(retried),
                    recorded_twice=0, recovery_max_s=round(max(outages), 2))
+
+
+def _bid(stack: Stack, game_id: str, token: str, key: str) -> int:
+    """A careful client: the same order with the same key until a definite answer."""
+    for _ in range(600):
+        try:
+            response = requests.post(f"{stack.url}/games/{game_id}/actions", json={"type": "bid", "amount": 1},
+                                     headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key},
+                                     timeout=10)
+        except requests.RequestException:
+            time.sleep(0.05)
+            continue
+        if response.status_code < 500:
+            return response.status_code
+        time.sleep(0.05)
+    raise AssertionError(f"{key}: never answered")
+
+
+def _resolved_within(stack: Stack, games: list[tuple[str, str, dict[str, str]]], budget: float) -> list[float]:
+    """Seconds until each game's first phase has its outcome; every one within ``budget``."""
+    started, took = time.monotonic(), {}
+    while len(took) < len(games):
+        assert time.monotonic() - started < budget, f"{len(games) - len(took)} completed phases not resolved"
+        for game_id, gm, _tokens in games:
+            if game_id not in took:
+                _status, body = stack.call("GET", f"/games/{game_id}/events?limit=1000", token=gm)
+                if any(e["type"] == "phase.resolved" for e in body["events"]):
+                    took[game_id] = time.monotonic() - started
+        time.sleep(0.2)
+    return sorted(took.values())
+
+
+def test_orders_that_complete_a_phase_resolve_it_though_the_api_could_not_queue_the_job(
+    stack: Stack, settings: Settings
+) -> None:
+    """Every player has bid, so the phase should resolve at once; but the API process that
+    recorded the last bid never queued the job: its queue was unreachable, or it was
+    SIGKILLed between the append and the enqueue and the client's retry was answered
+    from the idempotency record.  The sweeper must find each such phase within seconds,
+    not at its hour-long deadline."""
+    stack.start_worker("sweeping")
+    games = [create_and_join(stack, "extreme-ways", 3, seed=f"unqueued-{i}", deadlines={"bidding": 3600})
+             for i in range(12)]
+    # Half the games: the API's queue is unreachable (a port nobody listens on).
+    stack.kill(stack.api)
+    stack.start_api(stack.port, ARBITER_QUEUE_URL=f"redis://127.0.0.1:{embedded_redis.free_port()}/0")
+    for game_id, _gm, tokens in games[:6]:
+        for player, token in tokens.items():
+            assert _bid(stack, game_id, token, f"{game_id}-{player}") == 202
+    # The other half: bids in flight while the API is SIGKILLed, twice.
+    stack.kill(stack.api)
+    stack.start_api(stack.port)
+    with ThreadPoolExecutor(9) as pool:
+        answers = [pool.submit(_bid, stack, game_id, token, f"{game_id}-{player}")
+                   for game_id, _gm, tokens in games[6:] for player, token in tokens.items()]
+        for _ in range(2):
+            time.sleep(0.3)
+            stack.kill(stack.api)
+            stack.start_api(stack.port)
+        assert [a.result() for a in answers] == [202] * len(answers)
+    took = _resolved_within(stack, games, 20.0)
+    for game_id, gm, _tokens in games:
+        _status, audit = stack.call("GET", f"/games/{game_id}/audit", token=gm)
+        assert audit["ok"], audit
+    _no_unhandled_errors(stack)
+    figures.record("phases completed while the API could not queue their job", games=len(games),
+                   resolved=len(took), resolution_p50_s=round(figures.percentile(took, 50), 2),
+                   resolution_max_s=round(max(took), 2), deadline_s=3600)
