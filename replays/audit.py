@@ -11,7 +11,8 @@ from engines.canonical import canonical_json, roundtrip, sha256_hex
 from engines.contract import RuleError
 from engines.rng import Rng
 from eventlog.events import Event, chain_break
-from replays.fold import FoldError, Record, apply, empty, engine_for, players_for_engine
+from replays.fold import (FoldError, Record, apply, check_envelope, empty, engine_for, envelope_problem,
+                          players_for_engine)
 
 EXPORT_FORMAT = "arbiter-export/1"
 
@@ -24,9 +25,14 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
         divergences.append({**broken, "check": "hash_chain"})
     record: Record = empty()
     checked = 0
-    for event in events:
-        if broken and event.get("seq", 0) >= broken["seq"]:
-            break  # nothing after a broken link can be trusted
+    for position, event in enumerate(events, start=1):
+        if broken and position >= broken["seq"]:
+            break  # nothing after a broken link can be trusted (chain_break counts seqs by position)
+        try:
+            check_envelope(record, event)  # so that the checks below may read its fields
+        except FoldError as exc:
+            divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
+            break
         problem = _guarded(_recompute, record, event, seed)
         try:
             folded = apply(record, event)
@@ -43,7 +49,7 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
                 divergences.append({"seq": event["seq"], "check": "recompute", "problem": problem})
         if folded is None:
             divergences.append({"seq": fold_error.seq, "check": "fold", "problem": fold_error.message})
-            break
+            break  # nothing after an event that does not fit the game can be folded
         record = folded
     if seed is not None and record.get("seed_commitment") and sha256_hex(seed) != record["seed_commitment"]:
         divergences.insert(0, {"seq": 1, "check": "seed",
@@ -130,12 +136,21 @@ def export(record: Record, events: list[Event]) -> dict[str, Any]:
 
 
 def verify(document: Any) -> dict[str, Any]:
-    """Audit an exported file; raises ValueError if it is not an export at all."""
+    """Audit an exported file; raises ValueError if it is not an export at all.
+
+    A file whose events do not even have the shape of events (an event that is not an object, a
+    seq that is not a number, a type that is not a string ...) cannot be checked, so it is
+    refused the same way (422 from the API, exit 2 from ``arbiter verify``), naming the event.
+    """
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         raise ValueError(f"not an Arbiter export: 'format' must be {EXPORT_FORMAT!r}")
     events = document.get("events")
     if not isinstance(events, list) or not events:
         raise ValueError("an export needs a non-empty 'events' list")
+    for position, event in enumerate(events, start=1):
+        problem = envelope_problem(event)
+        if problem is not None:
+            raise ValueError(f"events[{position - 1}] (seq {position}) is not an event: {problem}")
     seed = document.get("seed")
     if seed is not None and not isinstance(seed, str):
         raise ValueError("'seed' must be a string or null")

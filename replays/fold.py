@@ -41,6 +41,8 @@ def players_for_engine(record: Record) -> list[dict[str, Any]]:
 
 
 def _created(record: Record, event: Event) -> None:
+    if record["seq"] != 0:
+        raise FoldError(event["seq"], "game.created can only be the first event")
     data = event["data"]
     record.update(
         game_id=data["game_id"],
@@ -62,6 +64,7 @@ def _created(record: Record, event: Event) -> None:
         result=None,
         seed=None,
     )
+    engine_for(record)  # an unknown engine is named at the event that asks for it
 
 
 def _joined(record: Record, event: Event) -> None:
@@ -149,21 +152,60 @@ FOLDS: dict[str, Callable[[Record, Event], None]] = {
 
 def apply(record: Record, event: Event) -> Record:
     """The record after one more event.  The input is left untouched."""
-    if event["seq"] != record["seq"] + 1:
-        raise FoldError(event["seq"], f"expected seq {record['seq'] + 1}")
-    step = FOLDS.get(event["type"])
-    if step is None:
-        raise FoldError(event["seq"], f"unknown event type {event['type']!r}")
+    step = check_envelope(record, event)
     new = _copy(record)
     try:
         step(new, event)
     except FoldError:
         raise
-    except (KeyError, TypeError, ValueError) as exc:
+    except Exception as exc:  # a tampered or corrupt event can break an engine in any way
         raise FoldError(event["seq"], f"{event['type']} does not fit the game: {exc!r}") from exc
     new["seq"] = event["seq"]
     new["head_hash"] = event["hash"]
     return roundtrip(new) if event["type"] in ("game.started", "phase.resolved") else new
+
+
+def check_envelope(record: Record, event: Any) -> Callable[[Record, Event], None]:
+    """The fold step for an event whose envelope fits; otherwise a FoldError naming its seq.
+
+    The hash chain cannot catch a re-hashed forgery, and stored logs and exported files
+    can hold anything: the fold must not trust any field's type.
+    """
+    expected = record["seq"] + 1
+    problem = envelope_problem(event)
+    if problem is not None:
+        seq = event.get("seq") if isinstance(event, dict) and type(event.get("seq")) is int else expected
+        raise FoldError(seq, problem)
+    if event["seq"] != expected:
+        raise FoldError(event["seq"], f"expected seq {expected}")
+    step = FOLDS.get(event["type"])
+    if step is None:
+        raise FoldError(event["seq"], f"unknown event type {event['type'][:80]!r}")
+    return step
+
+
+ENVELOPE: dict[str, type] = {"type": str, "actor": str, "at": str, "data": dict, "prev_hash": str, "hash": str}
+
+
+def envelope_problem(event: Any) -> str | None:
+    """What is wrong with an event's fields and their JSON types, or None if it has the shape of an event."""
+    if not isinstance(event, dict):
+        return f"an event must be an object, found {_kind_of(event)}"
+    for name, wanted in {"seq": int, **ENVELOPE}.items():
+        if name not in event:
+            return f"'{name}' is missing"
+        value = event[name]
+        if not isinstance(value, wanted) or isinstance(value, bool):  # a boolean is not a seq
+            return f"'{name}' must be {_kind_of(wanted())}, found {_kind_of(value)}"
+    return None
+
+
+def _kind_of(value: Any) -> str:
+    """A JSON type name for a message: never the value itself, which could be anything, of any size."""
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a whole number", float: "a number", str: "a string", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
 
 
 def _copy(record: Record) -> Record:

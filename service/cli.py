@@ -178,10 +178,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         document = json.loads(Path(args.file).read_text(encoding="utf-8"))
         report = verify(document)
+        report["receipts"] = [_check_receipt(document, text) for text in args.receipt]
     except (OSError, ValueError) as exc:
         print(f"cannot verify {args.file}: {exc}", file=sys.stderr)
         return 2
-    report["receipts"] = [_check_receipt(document, text) for text in args.receipt]
+    except RecursionError:
+        print(f"cannot verify {args.file}: the JSON is nested too deeply", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a file from anyone must never end in a traceback: exit 2 says "not verified"
+        print(f"cannot verify {args.file}: the file could not be checked ({type(exc).__name__}: {exc}); "
+              "it is not a well-formed Arbiter export", file=sys.stderr)
+        return 2
     if any(not r["ok"] for r in report["receipts"]):
         report["ok"] = False
         report["divergences"] += [{"seq": r["seq"], "check": "receipt", "problem": r["problem"]}
