@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 
+from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, State, Viewer
 from engines.extreme_ways import bots, orders, resolution, rules, views
 from engines.extreme_ways.players import active_players, ec_voters
@@ -118,6 +119,8 @@ class ExtremeWays(Engine):
 
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
         ids = [p["id"] for p in players]
+        # A log recorded before an option existed plays under that option's default.
+        options = {**roundtrip(OptionsSchema().load({})), **options}
         garnets = {p["id"]: int((p.get("fields") or {}).get("garnets", 0)) for p in players}
         return {
             "options": copy.deepcopy(options),

@@ -36,7 +36,7 @@ def _resolve_bidding(state: State) -> JSON:
                                   state["secret_rounds"][number - 1])
     packet_of = {p: k for k, winners in awarded.items() for p in winners}
     paid = {p: bids[p] for p in packet_of}
-    leftover = rules.leftover_packets(awarded) if state["options"]["reveal_leftover_packets"] else []
+    leftover = rules.leftover_packets(awarded) if rules.reveals_leftover_packets(state["options"]) else []
     private = {}
     for p in active:
         mine: dict[str, Any] = {"round": number, "bid": bids.get(p), "packet": packet_of.get(p),
@@ -95,7 +95,8 @@ def _resolve_moving(state: State, rng: Rng) -> JSON:
     counts = rules.tokens_per_player(tokens, active)
     awarded = {p: rules.garnets_awarded(state["gold"][p], counts[p] > 0) for p in active}
     garnets = {p: state["garnets"][p] + awarded.get(p, 0) for p in state["players"]}
-    elimination = _find_ec(state, distances, counts, garnets, rng.fork("ec"))
+    tiebreak = rules.tiebreak_garnets(state["options"], state["garnets"], awarded)
+    elimination = _find_ec(state, distances, counts, tiebreak, rng.fork("ec"))
     return {
         "public": {
             "phase": "moving",
@@ -146,7 +147,10 @@ def _resolve_ec_vote(state: State, rng: Rng) -> JSON:
         ec, how = candidates[0], "only candidate left"
     else:
         top = rules.most_voted(votes, candidates)
-        ec, how = (top[0], "vote") if len(top) == 1 else rules.break_tie(top, state["garnets"], rng)
+        awarded = state["results"]["garnets_awarded"]
+        before = {p: held - awarded.get(p, 0) for p, held in state["garnets"].items()}
+        garnets = rules.tiebreak_garnets(state["options"], before, awarded)
+        ec, how = (top[0], "vote") if len(top) == 1 else rules.break_tie(top, garnets, rng)
     return {
         "public": {"phase": "ec_vote", "tally": tally, "ec": ec, "decided_by": how},
         "private": {},

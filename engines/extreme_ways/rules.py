@@ -185,6 +185,15 @@ def garnets_awarded(gold: int, is_winner: bool) -> int:
     return gold // GOLD_PER_GARNET_AWARDED + (BONUS_GARNETS if is_winner else 0)
 
 
+def reveals_leftover_packets(options: Mapping[str, Any]) -> bool:
+    """Whether the later addendum reveals unwon packets.  Unless the GM says, it follows
+    ``announce``: with "none" it is off, as a leftover packet tells how many distinct bids
+    there were, and the MM Winner's "no info is ever revealed" would be broken (ruling 7)."""
+    if options["reveal_leftover_packets"] is not None:
+        return bool(options["reveal_leftover_packets"])
+    return options["announce"] != "none"
+
+
 def ec_excludes_token_holders(options: Mapping[str, Any]) -> bool:
     """Whether Token of Life holders are skipped for EC (later text: yes; earlier: no)."""
     if options["ec_exclude_token_holders"] is not None:
@@ -219,6 +228,15 @@ def most_voted(votes: Mapping[str, str], candidates: Sequence[str]) -> list[str]
 def fewest_garnets(garnets: Mapping[str, int], candidates: Sequence[str]) -> list[str]:
     low = min(garnets[c] for c in candidates)
     return sorted(c for c in candidates if garnets[c] == low)
+
+
+def tiebreak_garnets(
+    options: Mapping[str, Any], before_award: Mapping[str, int], awarded: Mapping[str, int]
+) -> dict[str, int]:
+    """The garnets an EC tie-break compares: after this game's award (default) or before it."""
+    if options["ec_tiebreak_garnets"] == "before_award":
+        return dict(before_award)
+    return {p: held + awarded.get(p, 0) for p, held in before_award.items()}
 
 
 def break_tie(candidates: Sequence[str], garnets: Mapping[str, int], rng: Rng) -> tuple[str, str]:

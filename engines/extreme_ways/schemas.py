@@ -13,6 +13,7 @@ from engines.extreme_ways.rules import OPTIONS
 
 ANNOUNCE = ("none", "winners", "winners_and_amounts")
 EC_RULES = ("later", "earlier")
+TIEBREAK_GARNETS = ("after_award", "before_award")
 
 
 def _move_field() -> fields.List:
@@ -69,12 +70,15 @@ class OptionsSchema(Schema):
     move_range = fields.Integer(strict=True, load_default=5, validate=validate.Range(1, 1000))
     rounds = fields.List(fields.Nested(RoundSchema), load_default=None, allow_none=True)
     announce = fields.String(load_default="winners", validate=validate.OneOf(ANNOUNCE))
-    reveal_leftover_packets = fields.Boolean(load_default=True)
+    # null: on, except with announce "none" (whose "no info is ever revealed" it would break)
+    reveal_leftover_packets = fields.Boolean(load_default=None, allow_none=True)
     rebound_twist = fields.Boolean(load_default=False)
     garnet_rate = fields.Integer(strict=True, load_default=5, validate=validate.Range(1, 10))
     allow_buy_gold = fields.Boolean(load_default=True)
     ec_rule = fields.String(load_default="later", validate=validate.OneOf(EC_RULES))
     ec_exclude_token_holders = fields.Boolean(load_default=None, allow_none=True)
+    # which garnet count breaks a tied EC vote: after this game's award (ruling 14) or before it
+    ec_tiebreak_garnets = fields.String(load_default="after_award", validate=validate.OneOf(TIEBREAK_GARNETS))
 
     @validates_schema
     def _rounds_match(self, data: dict[str, Any], **kwargs: Any) -> None:

@@ -26,11 +26,12 @@ def _public_rules(options: JSON) -> JSON:
         "bidding_rounds": options["bidding_rounds"],
         "starting_gold": options["starting_gold"],
         "announce": options["announce"],
-        "reveal_leftover_packets": options["reveal_leftover_packets"],
+        "reveal_leftover_packets": rules.reveals_leftover_packets(options),
         "rebound_twist": options["rebound_twist"],
         "garnet_rate": options["garnet_rate"] if options["allow_buy_gold"] else None,
         "ec_rule": options["ec_rule"],
         "ec_excludes_token_holders": rules.ec_excludes_token_holders(options),
+        "ec_tiebreak_garnets": options["ec_tiebreak_garnets"],
     }
 
 

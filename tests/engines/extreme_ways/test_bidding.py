@@ -112,6 +112,22 @@ def test_addendum_leftover_packets_are_publicly_revealed() -> None:
     assert ENGINE.view(after, None)["auctions"][0]["revealed_packets"]["4"] == packets["4"]
 
 
+def test_ruling_7_with_announce_none_leftover_packets_stay_hidden_unless_the_gm_says() -> None:
+    """Ruling 7: a leftover packet tells how many distinct bids there were, so with the MM
+    Winner's "no info is ever revealed" the addendum is off by default; an explicit
+    ``reveal_leftover_packets: true`` turns it back on."""
+    silent = new_game(3, {"announce": "none"})
+    assert ENGINE.view(silent, None)["rules"]["reveal_leftover_packets"] is False
+    outcome, after = resolve(_bid_all(silent, {"p1": 3, "p2": 5}))
+    assert outcome["public"] == {"phase": "bidding", "round": 1, "announcement": None, "revealed_packets": {}}
+    assert ENGINE.view(after, "p3")["auctions"] == [outcome["public"]]
+    told = new_game(3, {"announce": "none", "reveal_leftover_packets": True})
+    assert ENGINE.view(told, None)["rules"]["reveal_leftover_packets"] is True
+    outcome, _ = resolve(_bid_all(told, {"p1": 3, "p2": 5}))
+    assert sorted(outcome["public"]["revealed_packets"]) == ["3", "4"]
+    assert ENGINE.view(new_game(3), None)["rules"]["reveal_leftover_packets"] is True, "default: announced"
+
+
 def test_option_leftover_packets_stay_hidden_when_the_addendum_is_off() -> None:
     state = _bid_all(new_game(3, {"reveal_leftover_packets": False}), {"p1": 3})
     outcome, _ = resolve(state)
@@ -144,8 +160,9 @@ def test_dm_winner_decision_rate_is_an_option_from_1_to_10() -> None:
     state = new_game(2, {"garnet_rate": 10}, [{"garnets": 3}, {}])
     state = act(state, "p1", {"type": "buy_gold", "garnets": 3})
     assert state["gold"]["p1"] == 80
-    with pytest.raises(ValidationError):
-        new_game(2, {"garnet_rate": 11})
+    for bad in (0, 11):
+        with pytest.raises(ValidationError):
+            new_game(2, {"garnet_rate": bad})
 
 
 def test_buying_gold_needs_the_garnets_and_the_option() -> None:

@@ -136,3 +136,70 @@ def test_ruling_17_a_vote_for_an_ejected_candidate_is_refused_and_not_offered() 
     assert (err.value.rule, err.value.status) == ("elimination candidate", 422)
     assert "removed from the game" in err.value.message and err.value.details["candidates"] == ["p6"]
     act(state, "p1", {"type": "ec_vote", "player_id": "p6"})
+
+
+@pytest.mark.parametrize("override, ec", [(None, "p6"), (False, "p4")])
+def test_option_ec_exclude_token_holders_overrides_the_later_text(override: bool | None, ec: str) -> None:
+    """p4 (0, -2) holds lowest_y and is nearest; p6 (-3, 2) is the nearest without a Token."""
+    state = _game(6, {"ec_exclude_token_holders": override})
+    outcome, _ = move_all(state, {**EXTREMES, "p5": ["A", "D"], "p6": ["B", "C"]})
+    assert outcome["public"]["elimination"]["ec"] == ec
+
+
+def test_option_ec_exclude_token_holders_applies_the_clarification_to_the_earlier_text() -> None:
+    """Earlier text plus its clarification "the EC cannot be a player who has a ToL"."""
+    state = _game(6, {"ec_rule": "earlier", "ec_exclude_token_holders": True})
+    outcome, _ = move_all(state, {**EXTREMES, "p5": ["A", "D"], "p6": ["B", "C"]})
+    assert outcome["public"]["elimination"]["ec"] == "p6"
+    assert ENGINE.view(state, None)["rules"]["ec_excludes_token_holders"] is True
+
+
+def _award_flips_the_garnet_order(players: int, fields: list, bidder: str, amount: int,
+                                  options: dict | None = None) -> dict:
+    """``bidder`` alone wins Packet 1 for ``amount``, so they earn fewer garnets this game."""
+    opts = {"bidding_rounds": 2, "rounds": [axis_round(), axis_round()], **(options or {})}
+    state = act(new_game(players, opts, fields), bidder, {"type": "bid", "amount": amount})
+    return pass_all_bidding(state)
+
+
+@pytest.mark.parametrize("counted, ec", [(None, "p5"), ("after_award", "p5"), ("before_award", "p6")])
+def test_ruling_14_vote_tie_garnets_are_counted_after_this_games_award(counted: str | None, ec: str) -> None:
+    """Before the award p5 holds 1 garnet and p6 0; p5 paid 21 (29 gold left: +1) and p6
+    kept 50 (+3), so after it p5 holds 2 and p6 3.  Default: after the award."""
+    fields = [{}] * 4 + [{"garnets": 1}, {"garnets": 0}]
+    state = _award_flips_the_garnet_order(6, fields, "p5", 21,
+                                          {"ec_tiebreak_garnets": counted} if counted else None)
+    _, state = move_all(state, {**EXTREMES, "p5": ["C", "D"], "p6": ["C", "D"]})
+    assert ENGINE.result(state) is None and state["garnets"]["p5"] == 2 and state["garnets"]["p6"] == 3
+    state = act(state, "p1", {"type": "ec_vote", "player_id": "p5"})
+    state = act(state, "p2", {"type": "ec_vote", "player_id": "p6"})
+    outcome, _ = resolve(state, 20)
+    assert (outcome["public"]["ec"], outcome["public"]["decided_by"]) == (ec, "fewest garnets")
+
+
+@pytest.mark.parametrize("counted, ec", [("after_award", "p1"), ("before_award", "p2")])
+def test_ruling_15_tie_without_voters_uses_the_same_garnet_count(counted: str, ec: str) -> None:
+    """Both at (10, 0), nobody holds a Token.  p1: 1 garnet, pays 36 (14 gold: +0) -> 1;
+    p2: 0 garnets, keeps 50 (+3) -> 3."""
+    state = _award_flips_the_garnet_order(2, [{"garnets": 1}, {"garnets": 0}], "p1", 36,
+                                          {"ec_tiebreak_garnets": counted})
+    outcome, _ = move_all(state, {"p1": ["A", "A"], "p2": ["A", "A"]})
+    assert outcome["public"]["garnets_awarded"] == {"p1": 0, "p2": 3}
+    assert (outcome["public"]["elimination"]["ec"], outcome["public"]["elimination"]["decided_by"]) == (
+        ec, "fewest garnets")
+
+
+def test_earlier_text_a_tied_token_holder_votes_and_may_vote_for_themselves() -> None:
+    """Earlier text: lowest distance overall, so p4 (0, -2) with lowest_y ties p5 (2, 0) at 2;
+    the winners choose, and p4 is both a voter and a candidate."""
+    state = _game(5, {"ec_rule": "earlier"})
+    outcome, state = move_all(state, {**EXTREMES, "p5": ["A", "B"]})
+    assert outcome["public"]["tokens_of_life"]["lowest_y"] == "p4"
+    assert outcome["public"]["elimination"]["candidates"] == ["p4", "p5"]
+    assert ENGINE.phase(state).actors == ("p1", "p2", "p3", "p4")
+    assert ENGINE.view(state, "p4")["you"]["legal_actions"] == {"ec_vote": {"candidates": ["p4", "p5"]}}
+    for voter, choice in (("p4", "p4"), ("p1", "p4"), ("p2", "p5")):
+        state = act(state, voter, {"type": "ec_vote", "player_id": choice})
+    outcome, after = resolve(state, 20)
+    assert outcome["public"]["tally"] == {"p4": 2, "p5": 1}
+    assert ENGINE.result(after)["elimination_candidate"] == "p4"

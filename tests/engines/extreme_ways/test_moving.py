@@ -7,7 +7,7 @@ from engines.contract import RuleError
 from engines.extreme_ways import ENGINE
 
 from tests.engines.extreme_ways.helpers import (
-    act, axis_round, move_all, new_game, one_round_game, pass_all_bidding, resolve,
+    act, axis_round, example_round, move_all, new_game, one_round_game, pass_all_bidding, resolve,
 )
 
 
@@ -113,3 +113,33 @@ def test_ruling_ejected_players_stay_at_odin_and_leave_the_standings() -> None:
     assert outcome["public"]["positions"] == {"p1": [-5, 0], "p2": [-6, 0]}
     assert [s["player_id"] for s in ENGINE.result(after)["standings"]] == ["p2", "p1"]
     assert ENGINE.result(after)["ejected"] == ["p3"]
+
+
+def test_example_rebound_from_0_0_about_5_5_to_10_10_in_a_moving_phase() -> None:
+    """Twist example played through a game: p1 flies (1, 1) then (-1, -1), back at (0, 0);
+    p2 flies (2, 2) then (3, 3) to (5, 5); in round 3 p1 rebounds about p2 and lands on
+    (10, 10) while p2 moves on: the reflection uses p2's start-of-round position."""
+    rounds = [example_round({"A": 0, "B": 0, "C": 0, "D": 0}),
+              example_round({"A": 2, "B": 0, "C": 0, "D": 0}),
+              example_round({"A": 0, "B": 0, "C": 0, "D": 0})]
+    state = pass_all_bidding(new_game(2, {"bidding_rounds": 3, "rounds": rounds, "rebound_twist": True}))
+    state = act(state, "p1", {"type": "move", "options": ["A", "A", "B"],
+                              "rebound": {"round": 3, "player_id": "p2"}})
+    state = act(state, "p2", {"type": "move", "options": ["B", "C", "D"]})
+    outcome, _ = resolve(state, 9)
+    assert outcome["secret"]["paths"] == {"p1": [[0, 0], [1, 1], [0, 0], [10, 10]],
+                                          "p2": [[0, 0], [2, 2], [5, 5], [9, 9]]}
+    assert outcome["public"]["positions"] == {"p1": [10, 10], "p2": [9, 9]}
+
+
+def test_example_option_set_played_through_the_moving_phase() -> None:
+    """The earlier text's example options 1-4 (A-D) as one GM-fixed round: each player moves
+    by their option's true move; p4 wins two extremes and so two Tokens of Life."""
+    trues = {"A": 0, "B": 1, "C": 2, "D": 3}
+    state = pass_all_bidding(new_game(4, {"bidding_rounds": 1, "rounds": [example_round(trues)]}))
+    outcome, after = move_all(state, {"p1": ["A"], "p2": ["B"], "p3": ["C"], "p4": ["D"]})
+    assert outcome["public"]["positions"] == {"p1": [1, 1], "p2": [-2, 2], "p3": [-3, -3], "p4": [4, -4]}
+    assert outcome["public"]["tokens_of_life"] == {
+        "highest_x": "p4", "lowest_x": "p3", "highest_y": "p2", "lowest_y": "p4"}
+    assert outcome["public"]["tokens"] == {"p1": 0, "p2": 1, "p3": 1, "p4": 2}
+    assert ENGINE.result(after)["elimination_candidate"] == "p1"

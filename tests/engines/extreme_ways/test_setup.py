@@ -50,6 +50,8 @@ def test_generated_rounds_use_the_move_range_and_never_0_0() -> None:
                                                             "true": 0}}]},
     {"bidding_rounds": 1, "rounds": [{**axis_round(), "split": {"B": 0, "C": 1, "D": 1}}]},
     {"announce": "everything"},
+    {"ec_tiebreak_garnets": "whenever"},
+    {"garnet_rate": 0},
     {"starting_gold": "50"},
 ])
 def test_bad_options_are_rejected(bad: dict) -> None:
@@ -82,3 +84,13 @@ def test_rule_gold_pieces_and_rebound_tokens_cannot_be_traded() -> None:
 def test_mm_for_12_players_2_to_24_accepted() -> None:
     assert (ENGINE.meta.min_players, ENGINE.meta.max_players) == (2, 24)
     assert ENGINE.simulation_cases[0]["players"] == 12
+
+
+def test_a_log_recorded_before_an_option_existed_plays_under_its_default() -> None:
+    """Options stored in an older game.created lack newer keys; the state fills in defaults."""
+    options = load_options(ENGINE, {})
+    del options["ec_tiebreak_garnets"]
+    players = player_list(2)
+    state = ENGINE.initial_state(options, players, ENGINE.setup(options, players, Rng("s", "setup")))
+    assert state["options"]["ec_tiebreak_garnets"] == "after_award"
+    assert "ec_tiebreak_garnets" not in options, "the caller's options are not altered"
