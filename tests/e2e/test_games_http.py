@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engines import registry
+from replays.fold import fold
 from service.config import Settings
 from tests.e2e.play import create_and_join, play_to_the_end
 from tests.e2e.stack import Stack
@@ -18,6 +19,18 @@ GAMES = [
                  TARNISHED_FIELDS, 2, id="golden-strider-tarnished"),
     pytest.param("golden-strider", 6, {"variant": "robot"}, {"robots": 1}, None, 1, id="golden-strider-robot"),
 ]
+
+
+def _sxyzm_missed_turn_changed_nothing(events: list[dict], miss: int) -> None:
+    """SXYZM Cyclone ruling 10: a missed turn passes by default (source "missed: pass"):
+    no moves, the board as it was, and the turn goes to the next player."""
+    resolved = [i for i, e in enumerate(events) if e["type"] == "phase.resolved"]
+    at = resolved[miss - 1]
+    public = events[at]["data"]["outcome"]["public"]
+    assert (public["source"], public["moves"]) == ("missed: pass", []), public
+    before, after = fold(events[:at])["engine"], fold(events[: at + 1])["engine"]
+    assert (after["spaces"], after["bases"]) == (before["spaces"], before["bases"])
+    assert after["current"] == public["next"]["colour"] != before["current"]
 
 
 @pytest.mark.parametrize("game_type,players,options,deadlines,fields,miss", GAMES)
@@ -47,9 +60,29 @@ def test_a_whole_game_over_http(stack: Stack, settings: Settings, game_type: str
     status, exported = stack.call("GET", f"/games/{game_id}/export")
     status, verified = stack.call("POST", "/replays/verify", exported)
     assert verified["ok"], verified
+    if game_type == "sxyzm-cyclone":
+        _sxyzm_missed_turn_changed_nothing(exported["events"], miss)
     if hasattr(registry.latest(game_type), "report") and options.get("variant") != "robot":
         for fmt in ("json", "text", "markdown", "bbcode"):
             status, report = stack.call("GET", f"/games/{game_id}/report?format={fmt}&round=1")
             assert status == 200, report
         status, report = stack.call("GET", f"/games/{game_id}/report?round=9999")
         assert status == 404
+
+
+@pytest.mark.parametrize("options,players,rule", [
+    ({"side": "two-colour"}, 3, "the two-colour side is for 2 players"),
+    ({"first_colour": "red"}, 3, "the first player must be a colour in play"),
+])
+def test_sxyzm_options_that_do_not_fit_the_players_refuse_the_start(stack: Stack, options: dict, players: int,
+                                                                    rule: str) -> None:
+    """SXYZM Cyclone ruling 16: refused with 409 cannot_start naming the rule; the game stays in sign-up."""
+    status, created = stack.call("POST", "/games", {"type": "sxyzm-cyclone", "options": options})
+    assert status == 201, created
+    game_id, gm = created["game_id"], created["gm_token"]
+    for index in range(players):
+        assert stack.call("POST", f"/games/{game_id}/players", {"name": f"P{index}"})[0] == 201
+    status, body = stack.call("POST", f"/games/{game_id}/start", token=gm)
+    assert status == 409 and body["error"]["code"] == "cannot_start", body
+    assert body["error"]["details"]["rule"] == rule
+    assert stack.call("GET", f"/games/{game_id}")[1]["status"] == "signup"
