@@ -49,7 +49,8 @@ class GameLoader:
             self._cache[game_id] = record
             self._cache.move_to_end(game_id)
             while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
+                evicted, _record = self._cache.popitem(last=False)
+                self._snapped.pop(evicted, None)  # re-learnt from the snapshot on the next load
 
     def forget(self, game_id: str | None = None) -> None:
         with self._lock:

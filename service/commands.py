@@ -123,6 +123,8 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
     require_gm(caller, "start the game")
 
     def build(record: Record) -> Plan:
+        if record["status"] == "paused" and record["phase"] is None:
+            raise conflict("paused", "The game was paused during sign-up; resume it (gm.resume) before starting.")
         if record["status"] != "signup":
             raise conflict("already_started", "This game has already started.")
         engine = engine_for(record)

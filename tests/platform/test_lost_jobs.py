@@ -121,3 +121,4 @@ def test_an_order_that_loses_a_race_with_the_resolution_is_refused_not_moved(
     assert api.get(game.path())[1]["seq"] == seq
     # The same order sent now, against round 2, is of course fine.
     assert commands.act(ctx, game.id, caller, {"type": "bid", "amount": 2})[0] == 202
+
