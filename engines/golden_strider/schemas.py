@@ -116,6 +116,9 @@ class Bound(fields.Field):
             return {"min": value, "max": value}
         if isinstance(value, dict) and value and set(value) <= {"min", "max"}:
             if all(isinstance(v, int) and not isinstance(v, bool) for v in value.values()):
+                if value.get("min", value.get("max")) > value.get("max", value.get("min")):
+                    # a condition no report can meet: surely a slip, not what the player meant
+                    raise ValidationError(f"min {value['min']} is more than max {value['max']}: it can never hold")
                 return dict(value)
         raise ValidationError('an integer or {"min": n, "max": m}')
 
@@ -141,6 +144,15 @@ class RobotRuleSchema(Schema):
     move = Amount(load_default="rest")
     bank = Amount(load_default="rest")
     deduct = fields.String(load_default="move", validate=validate.OneOf(("move", "bank")))
+
+    @validates_schema
+    def _consistent(self, data: dict[str, Any], **_: Any) -> None:
+        """"all" to one side leaves nothing for the other: only "rest" or 0 may go with it."""
+        for side, other in (("move", "bank"), ("bank", "move")):
+            if data.get(side) == "all" and data.get(other) not in ("rest", 0):
+                raise ValidationError(
+                    f'{side} is "all", so {other} can only be "rest" or 0, not {data[other]!r}', other
+                )
 
 
 class AlgorithmSchema(Schema):

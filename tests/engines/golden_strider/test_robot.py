@@ -102,6 +102,30 @@ def test_robot_algorithm_structure_is_validated(bad: dict) -> None:
         _send(new_game(6, ROBOT), "p1", bad)
 
 
+@pytest.mark.parametrize("rule,field,words", [
+    ({"when": {"round": {"min": 9, "max": 2}}}, ("when", "round"), "min 9 is more than max 2"),
+    ({"when": {"to_finish": {"min": 11, "max": 10}}}, ("when", "to_finish"), "min 11 is more than max 10"),
+    ({"move": "all", "bank": "all"}, ("bank",), 'move is "all", so bank can only be "rest" or 0'),
+    ({"move": "all", "bank": 4}, ("bank",), "not 4"),
+    ({"bank": "all", "move": 2}, ("move",), 'bank is "all", so move can only be "rest" or 0'),
+])
+def test_robot_algorithm_contradictions_are_refused_by_field(rule: dict, field: tuple, words: str) -> None:
+    """A condition that can never hold, or a card given wholly to both sides, is a slip: refused, named."""
+    with pytest.raises(ValidationError) as err:
+        _send(new_game(6, ROBOT), "p1", {"cards": [6, 6, 6, 6, 6], "rules": [{"card": "oldest"}, rule]})
+    where = err.value.messages["algorithm"]["rules"][1]
+    for key in field:
+        where = where[key]
+    assert any(words in message for message in where), where
+
+
+def test_robot_algorithm_consistent_edges_are_accepted() -> None:
+    rules = [{"when": {"round": {"min": 6, "max": 6}}, "move": "all", "bank": 0},
+             {"bank": "all", "move": "rest"}, {"when": {"round": {"min": 3}}, "move": "all"}]
+    state = _send(new_game(6, ROBOT), "p1", {"cards": [6, 6, 6, 6, 6], "rules": rules})
+    assert state["algorithms"]["p1"]["rules"][0]["when"]["round"] == {"min": 6, "max": 6}
+
+
 def test_robot_algorithm_starting_cards_follow_rule_2() -> None:
     with pytest.raises(RuleError) as err:
         _send(new_game(6, ROBOT), "p1", {"cards": [6, 6, 6, 6, 5], "rules": [{}]})
