@@ -1,6 +1,7 @@
-"""Object-level authorization: every endpoint against every kind of token, on every game
-type, gets the documented status; a refused request records nothing; and no other
-player's sealed order reaches a caller through any body, header or error message."""
+"""Object-level authorization: every endpoint against every kind of token, in every state
+of a game (sign-up, running, paused, finished), on every game type, gets the documented
+status; a refused request records nothing; and no other player's sealed order reaches a
+caller through any body, header or error message."""
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ from tests.faults import figures
 from tests.platform.conftest import Game
 from tests.security.conftest import address_of
 from tests.platform.helpers import Api
-from tests.security.helpers import GAME_TYPES, awaiting, bot_order, seq, started
+from tests.security.helpers import GAME_TYPES, awaiting, bot_order, finished, seq, signed_up, started
 
 KINDS = ("none", "stranger", "player", "other_gm", "gm")  # stranger: a player token of another game
 
@@ -25,63 +26,116 @@ def _tokens(game: Game, other: Game, player: str) -> dict[str, str | None]:
             "other_gm": other.gm, "gm": game.gm}
 
 
-# Documented statuses while a game is running (API.md): reading is open, the full log is
-# the GM's, a token of another game is never valid here.
-READS = {
-    "": {"none": 200, "stranger": 401, "player": 200, "other_gm": 401, "gm": 200},
-    "/events": {"none": 200, "stranger": 401, "player": 200, "other_gm": 401, "gm": 200},
-    "/replay": {"none": 200, "stranger": 401, "player": 200, "other_gm": 401, "gm": 200},
-    "/replay?at=1": {"none": 200, "stranger": 401, "player": 200, "other_gm": 401, "gm": 200},
-    "/audit": {"none": 403, "stranger": 401, "player": 403, "other_gm": 401, "gm": 200},
-    "/export": {"none": 403, "stranger": 401, "player": 403, "other_gm": 401, "gm": 200},
+STATES = ("signup", "running", "paused", "finished")
+READS = ("", "/events", "/replay", "/replay?at=1", "/audit", "/export", "/report")
+# The writes of the matrix: (path, body); "order" is the player's own legal order.
+WRITES: dict[str, tuple[str, Any]] = {
+    "start": ("/start", None),
+    "join": ("/players", {"name": "Latecomer"}),
+    "gm.extend_deadline": ("/actions", {"type": "gm.extend_deadline", "seconds": 60, "reason": "matrix"}),
+    "gm.pause": ("/actions", {"type": "gm.pause", "reason": "matrix"}),
+    "gm.resume": ("/actions", {"type": "gm.resume", "reason": "matrix"}),
+    "order": ("/actions", None),
 }
-WRITES: dict[str, tuple[Any, dict[str, int]]] = {
-    "/start": (None, {"none": 401, "stranger": 401, "player": 403, "other_gm": 401, "gm": 409}),
-    "/players": ({"name": "Latecomer"}, {"none": 409, "stranger": 401, "player": 403, "other_gm": 401, "gm": 409}),
-    "/actions gm": ({"type": "gm.extend_deadline", "seconds": 60, "reason": "matrix"},
-                    {"none": 401, "stranger": 401, "player": 403, "other_gm": 401, "gm": 202}),
-}
+
+
+def _read_status(state: str, suffix: str, kind: str, has_report: bool) -> int:
+    """API.md: reading is open to everyone; the full log (audit, export) is the GM's until
+    the game is over; a token of another game is never valid here (401).  The turn report
+    (docs/clients.md) exists only for game types that have one (404 otherwise); before the
+    start it is 409 not_started, and before the first round is resolved there is no round
+    to report (404 no_such_round)."""
+    if kind in ("stranger", "other_gm"):
+        return 401
+    if suffix in ("/audit", "/export"):
+        return 200 if kind == "gm" or state == "finished" else 403
+    if suffix == "/report":
+        if not has_report:
+            return 404
+        return {"signup": 409, "running": 404, "paused": 404, "finished": 200}[state]
+    return 200
+
+
+def _write_status(state: str, what: str, kind: str) -> int:
+    """API.md: no token where one is needed is 401, a player's token for the GM's work 403;
+    what the state does not allow now is 409.  Anyone may join while sign-up is open (the
+    GM too, for a player); a player token cannot register others.  The GM may pause a game
+    in sign-up or running, and enters a player's order by naming them."""
+    if kind in ("stranger", "other_gm"):
+        return 401
+    if what == "join":
+        return 403 if kind == "player" else (201 if state == "signup" else 409)
+    if what == "order":
+        if kind == "none":
+            return 401
+        return 202 if state == "running" else 409
+    if kind == "none":
+        return 401
+    if kind == "player":
+        return 403
+    allowed = {"start": ("signup", 200), "gm.extend_deadline": ("running", 202), "gm.resume": ("paused", 202)}
+    if what == "gm.pause":
+        return 202 if state in ("signup", "running") else 409
+    wanted, status = allowed[what]
+    return status if state == wanted else 409
+
+
+def _in_state(api: Api, ctx: Context, game_type: str, state: str, players: int) -> Game:
+    if state == "signup":
+        return signed_up(api, game_type, players, seed="matrix")
+    if state == "finished":
+        return finished(api, ctx, game_type)
+    game = started(api, game_type, players, seed="matrix")
+    if state == "paused":
+        status, answer = api.post(game.path("/actions"), {"type": "gm.pause", "reason": "matrix"}, token=game.gm)
+        assert status == 202, answer
+    return game
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
-def test_every_endpoint_against_every_token_kind(api: Api, ctx: Context, game_type: str) -> None:
-    game = started(api, game_type)
-    other = started(api, game_type, seed="another game")
-    player = awaiting(api, game)[0]
-    tokens = _tokens(game, other, player)
-    checked = 0
-    for suffix, expected in READS.items():
-        for kind in KINDS:
-            status, body = api.get(game.path(suffix), tokens[kind])
-            assert status == expected[kind], (game_type, suffix, kind, body)
-            checked += 1
-    report = {kind: api.get(game.path("/report"), tokens[kind])[0] for kind in KINDS}
-    assert report["stranger"] == report["other_gm"] == 401
-    assert report["none"] == report["player"] == report["gm"] and report["gm"] in (200, 404), report
-    checked += len(KINDS)
-    for what, (body, expected) in WRITES.items():
-        path = what.split()[0]
-        for kind in KINDS:
-            before = seq(api, game)
-            status, answer = api.post(game.path(path), body, token=tokens[kind])
-            assert status == expected[kind], (game_type, what, kind, answer)
-            if status >= 400:
-                assert seq(api, game) == before, f"a refused {what} by {kind} was recorded"
-            checked += 1
-    # The player's own order: only their token (or the GM naming them) may send it.
-    order = bot_order(ctx, game, player)
+def test_every_endpoint_against_every_token_kind_in_every_state(api: Api, ctx: Context, game_type: str) -> None:
+    """Each endpoint x token kind x game state gets its documented status; a refused write
+    records nothing, an accepted one exactly one event (on a fresh game in that state)."""
+    reference = started(api, game_type, seed="matrix")
+    player = awaiting(api, reference)[0]
+    order = bot_order(ctx, reference, player)
     assert order is not None, f"{game_type}: no bot order for {player}"
-    for kind, status_wanted in (("none", 401), ("stranger", 401), ("other_gm", 401)):
+    other = started(api, game_type, seed="another game")
+    has_report = hasattr(registry.latest(game_type), "report")
+    checked = 0
+    for state in STATES:
+        game = _in_state(api, ctx, game_type, state, len(reference.tokens))
+        status, body = api.get(game.path(), game.gm)
+        assert body["status"] == state, body
+        actor = player if player in game.tokens else next(iter(game.tokens))
+        for suffix in READS:
+            for kind in KINDS:
+                status, body = api.get(game.path(suffix), _tokens(game, other, actor)[kind])
+                assert status == _read_status(state, suffix, kind, has_report), (game_type, state, suffix, kind, body)
+                checked += 1
+        for what, (path, body) in WRITES.items():
+            for kind in KINDS:
+                wanted = _write_status(state, what, kind)
+                target = _in_state(api, ctx, game_type, state, len(reference.tokens)) if wanted < 400 else game
+                token = _tokens(target, other, actor)[kind]
+                if what == "order":
+                    body = {**order, "on_behalf_of": actor} if kind == "gm" else order
+                before = seq(api, target)
+                status, answer = api.post(target.path(path), body, token=token)
+                assert status == wanted, (game_type, state, what, kind, answer)
+                after = seq(api, target)
+                if status >= 400:
+                    assert after == before, f"a refused {what} by {kind} in {state} was recorded"
+                else:
+                    assert after[0] == before[0] + 1, f"an accepted {what} by {kind} in {state}: not one event"
+                checked += 1
+        # another player of this game may not send the player's order either
+        someone = next(p for p in game.tokens if p != actor)
         before = seq(api, game)
-        status, answer = api.post(game.path("/actions"), order, token=tokens[kind])
-        assert status == status_wanted, (game_type, kind, answer)
-        assert seq(api, game) == before
-    others = [p for p in game.tokens if p != player]
-    status, answer = api.post(game.path("/actions"), {**order, "on_behalf_of": player}, token=game.tokens[others[0]])
-    assert status == 403, answer
-    status, answer = api.post(game.path("/actions"), order, token=tokens["player"])
-    assert status == 202, (game_type, order, answer)
-    figures.record(f"authorization matrix {game_type}", requests_checked=checked + 5)
+        status, answer = api.post(game.path("/actions"), {**order, "on_behalf_of": actor}, token=game.tokens[someone])
+        assert status == 403 and seq(api, game) == before, (state, answer)
+        checked += 1
+    figures.record(f"authorization matrix {game_type}", states=len(STATES), requests_checked=checked)
 
 
 def _sealed_player(api: Api, ctx: Context, game: Game) -> tuple[str, str, dict, dict] | None:
