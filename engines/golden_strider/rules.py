@@ -116,9 +116,10 @@ def split_card(
 ) -> tuple[int, int, int]:
     """Rules 5 and 12: (D, M, B) for a card of ``value`` with ``owed`` restitution.
 
-    Restitution is paid first (D = the smaller of owed and the card).  The order
-    splits either the whole card (then D comes off ``deduct`` first) or what is left
-    after D.  A missing number is the rest; neither means everything to movement.
+    Restitution is paid first (D = the smaller of owed and the card).  Two numbers split
+    either the whole card (then D comes off ``deduct`` first) or what is left after D.
+    A lone number is what the player gets, net of restitution; the rest of what is left
+    goes to the other side (ruling 17).  Neither means everything to movement.
     """
     paid = min(owed, value)
     net = value - paid
@@ -135,16 +136,15 @@ def split_card(
                 + (f" or {net} after {paid} restitution" if paid else ""),
                 {"move": move, "bank": bank, "card": value, "restitution": paid},
             )
-    elif move is not None:
-        if move > value:
-            raise RuleError("rule 5", f"movement {move} is more than the card's value {value}")
-        bank = value - move
-    else:
-        assert bank is not None
-        if bank > value:
-            raise RuleError("rule 5", f"banking {bank} is more than the card's value {value}")
-        move = value - bank
-    return (paid, *deduct_from(move, bank, paid, deduct))
+        return (paid, *deduct_from(move, bank, paid, deduct))
+    key, side, amount = ("move", "movement", move) if move is not None else ("bank", "banking", bank)
+    assert amount is not None
+    if amount > net:
+        left = f"the {net} left of the card's {value} after {paid} restitution" if paid else f"the card's value {value}"
+        raise RuleError(
+            "rule 5", f"{side} {amount} is more than {left}", {key: amount, "card": value, "restitution": paid}
+        )
+    return (paid, amount, net - amount) if key == "move" else (paid, net - amount, amount)
 
 
 def deduct_from(move: int, bank: int, cost: int, first: str) -> tuple[int, int]:

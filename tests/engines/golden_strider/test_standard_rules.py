@@ -246,6 +246,32 @@ def test_rule_12_sixth_to_fourth_pays_two() -> None:
     assert rules.split_card(6, 2, 4, 2, "bank") == (2, 4, 0)
 
 
+def test_ruling_17_a_lone_number_is_net_of_restitution() -> None:
+    """Card 6, 2 owed, only move 4: the player gets the 4 asked for, D2 M4 B0 (not M2 B2)."""
+    assert rules.split_card(6, 2, 4, None) == (2, 4, 0)
+    assert rules.split_card(6, 2, 4, None, "bank") == (2, 4, 0)  # deduct only matters for two numbers
+    assert rules.split_card(6, 2, None, 3) == (2, 1, 3)
+    assert rules.split_card(6, 2, 0, None) == (2, 0, 4)
+    assert rules.split_card(6, 0, 4, None) == (0, 4, 2)  # nothing owed: as before
+    state = with_runner(mid_race(6, 3), "r1", owed=2)
+    got = row(resolve(order(state, "p1", card="6/0", move=4))[0], "r1")
+    assert (got["D"], got["M"], got["B"], got["O"]) == (2, 4, 0, 0)
+
+
+def test_ruling_17_a_lone_number_more_than_is_left_is_refused_saying_why() -> None:
+    state = with_runner(mid_race(6, 3), "r1", owed=2)
+    with pytest.raises(RuleError) as err:
+        order(state, "p1", card="6/0", move=5)
+    assert err.value.rule == "rule 5"
+    assert err.value.message == "movement 5 is more than the 4 left of the card's 6 after 2 restitution"
+    with pytest.raises(RuleError) as err:
+        order(state, "p1", card="6/0", bank=6)
+    assert err.value.message == "banking 6 is more than the 4 left of the card's 6 after 2 restitution"
+    with pytest.raises(RuleError) as err:
+        order(mid_race(6, 3), "p1", card="6/0", move=7)
+    assert err.value.message == "movement 7 is more than the card's value 6"
+
+
 def test_rule_12_restitution_carried_forward_when_the_card_is_too_small() -> None:
     state = with_runner(mid_race(6, 3), "r1", owed=3, cards=["2/0", "6/0", "6/0", "6/1", "6/2"])
     outcome, after = resolve(order(state, "p1", card="2/0"))
