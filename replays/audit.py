@@ -135,6 +135,28 @@ def export(record: Record, events: list[Event]) -> dict[str, Any]:
     }
 
 
+def export_unfoldable(game_id: str, events: list[Event]) -> dict[str, Any]:
+    """The export of a log that cannot be folded, so that its GM can diagnose it: every stored event, and a
+    header from the events that do fold.  The seed is left out, as for any game that has not finished."""
+    record = empty()
+    for event in events:
+        try:
+            record = apply(record, event)
+        except FoldError:
+            break
+    return {
+        "format": EXPORT_FORMAT,
+        "game_id": game_id,
+        "type": record.get("type"),
+        "version": record.get("version"),
+        "status": "corrupt",
+        "seed": None,
+        "seed_commitment": record.get("seed_commitment"),
+        "head_hash": events[-1].get("hash") if events and isinstance(events[-1], dict) else None,
+        "events": events,
+    }
+
+
 def verify(document: Any) -> dict[str, Any]:
     """Audit an exported file; raises ValueError if it is not an export at all.
 

@@ -7,12 +7,12 @@ from flask import Blueprint, current_app, request
 
 from engines import registry
 from replays import audit as audits
-from replays.fold import Record, apply, empty
+from replays.fold import FoldError, Record, apply, empty
 from replays.views import event_for, game_for, viewer_of
 from service import commands
 from service.auth import Caller, caller_for
 from service.context import Context
-from service.errors import ApiError, forbidden, not_found
+from service.errors import ApiError, corrupt_log, forbidden, not_found
 from service.http import client_address, int_arg, json_body, reply
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
@@ -29,7 +29,10 @@ def _caller(game_id: str) -> Caller:
 
 
 def _record(game_id: str) -> Record:
-    record = ctx().loader.load(game_id) if _plausible(game_id) else None
+    try:
+        record = ctx().loader.load(game_id) if _plausible(game_id) else None
+    except FoldError as exc:
+        raise corrupt_log(game_id, exc.seq) from exc
     if record is None:
         raise not_found(f"No game {game_id!r}.")
     return record
@@ -42,6 +45,23 @@ def _plausible(game_id: str) -> bool:
 def _may_see_everything(record: Record, caller: Caller) -> None:
     if record["status"] != "finished" and not caller.is_gm:
         raise forbidden("The full log is open to the GM, and to everyone once the game is finished.")
+
+
+def _full_log(game_id: str) -> tuple[Record | None, Caller]:
+    """The record and caller for audit and export.  A log that cannot be folded gives (None, GM) to its GM, who
+    needs the audit and the raw events to diagnose it; everyone else gets the corrupt_log error."""
+    try:
+        record = _record(game_id)
+    except ApiError as exc:
+        if exc.code != "corrupt_log":
+            raise
+        caller = _caller(game_id)
+        if not caller.is_gm:
+            raise
+        return None, caller
+    caller = _caller(game_id)
+    _may_see_everything(record, caller)
+    return record, caller
 
 
 def _seed_for(record: Record, caller: Caller) -> str | None:
@@ -151,19 +171,16 @@ def replay(game_id: str) -> Any:
 
 @v1.get("/games/<game_id>/audit")
 def audit(game_id: str) -> Any:
-    record = _record(game_id)
-    caller = _caller(game_id)
-    _may_see_everything(record, caller)
-    return reply(audits.audit(ctx().store.read(game_id), _seed_for(record, caller)))
+    record, caller = _full_log(game_id)
+    seed = _seed_for(record, caller) if record is not None else ctx().store.private_field(game_id, "seed")
+    return reply(audits.audit(ctx().store.read(game_id), seed))
 
 
 @v1.get("/games/<game_id>/export")
 def export(game_id: str) -> Any:
-    record = _record(game_id)
-    caller = _caller(game_id)
-    _may_see_everything(record, caller)
+    record, _ = _full_log(game_id)
     events = ctx().store.read(game_id)
-    document = audits.export(record, events[: record["seq"]])
+    document = audits.export(record, events[: record["seq"]]) if record else audits.export_unfoldable(game_id, events)
     return reply(document, headers={"Content-Disposition": f'attachment; filename="{game_id}.json"'})
 
 

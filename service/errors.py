@@ -34,3 +34,11 @@ def unauthorized(message: str = "A valid bearer token for this game is required.
 
 def not_found(message: str) -> ApiError:
     return ApiError(404, "not_found", message)
+
+
+def corrupt_log(game_id: str, seq: int) -> ApiError:
+    """A log that cannot be folded is the server's fault, not the caller's: a 5xx that monitoring sees, but never
+    a bare 500.  The message names only the seq: the fold's own words may quote hidden data."""
+    return ApiError(503, "corrupt_log", f"The log of game {game_id} cannot be read past seq {seq - 1}: the event "
+                    f"at seq {seq} does not fit the game. Its GM can read GET /audit and /export to diagnose it.",
+                    {"seq": seq})
