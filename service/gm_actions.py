@@ -14,6 +14,7 @@ from service.appending import Plan, resolve_early
 from service.context import Context
 from service.errors import conflict, invalid
 from service.guards import require_running
+from service.schemas import deadline_problem
 from workers.scheduling import nobody_awaited, schedule_at
 
 
@@ -49,12 +50,14 @@ def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Call
                         **resolve_early(ctx, game_id, number, "gm{seq}"))
         # gm.extend_deadline
         current = clock.parse(record["phase"]["deadline"])
-        if data["seconds"] is not None:
-            new = clock.iso(current + timedelta(seconds=data["seconds"]))
-        else:
-            new = clock.iso(data["deadline"])
+        wanted = current + timedelta(seconds=data["seconds"]) if data["seconds"] is not None else data["deadline"]
+        problem = deadline_problem(wanted, now)
+        if problem is not None:
+            raise invalid(problem, {"seconds" if data["seconds"] is not None else "deadline": [problem]})
+        new = clock.iso(wanted)
         if clock.parse(new) <= now:
-            raise invalid("The new deadline must be in the future.", {"deadline": ["In the past."]})
+            problem = "The new deadline must be in the future, in whole seconds (the fraction is dropped)."
+            raise invalid(problem, {"deadline": [problem]})
         spec = {**record["phase"], "deadline": new}
         return Plan(kind, GM_ACTOR, {"reason": reason, "phase": number, "previous": record["phase"]["deadline"],
                                      "deadline": new}, phase=number,

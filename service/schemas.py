@@ -1,6 +1,8 @@
 """Request and response schemas: they validate requests and generate /v1/openapi.json."""
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 MAX_SECONDS = 366 * 86400
@@ -26,7 +28,9 @@ class JoinNameSchema(Schema):
 
 class ExtendDeadlineSchema(Schema):
     seconds = fields.Integer(strict=True, validate=validate.Range(1, MAX_SECONDS), load_default=None)
-    deadline = fields.AwareDateTime(load_default=None, metadata={"description": "New deadline, ISO 8601 UTC."})
+    deadline = fields.AwareDateTime(load_default=None, metadata={
+        "description": "New deadline, ISO 8601 with an offset (kept in whole seconds, UTC): strictly in the future "
+                       "and at most 366 days from now."})
     reason = Reason
 
     @validates_schema
@@ -34,6 +38,16 @@ class ExtendDeadlineSchema(Schema):
         if (data.get("seconds") is None) == (data.get("deadline") is None):
             raise ValidationError("Give exactly one of 'seconds' (added to the deadline) or 'deadline'.",
                                   field_name="seconds")
+
+
+def deadline_problem(moment: datetime, now: datetime) -> str | None:
+    """Why a new deadline is refused, or None.  Compared as aware datetimes, which never overflow, before it is
+    converted to UTC, which does at the edges of the calendar (9999-12-31T23:59:59-14:00)."""
+    if moment <= now:
+        return "The new deadline must be in the future."
+    if moment > now + timedelta(seconds=MAX_SECONDS):
+        return "The new deadline must be at most 366 days from now."
+    return None
 
 
 class ReasonSchema(Schema):
