@@ -7,6 +7,7 @@ import time
 from redis import Redis
 
 from service import clock
+from eventlog.store import EventStore
 from service.config import Settings
 from tests.e2e.stack import Stack
 from tests.faults import figures
@@ -61,7 +62,19 @@ def test_killing_the_scheduler_lock_holder_before_50_deadlines(stack: Stack, set
     games = signed_up(stack, count, deadlines={"bidding": 6})
     start_all(stack, games)
     stack.kill(holder)  # SIGKILL, just before the deadlines: its lock lives on for a minute
+    killed_at = clock.now()
     assert queue_redis.exists(lock), "the dead worker's scheduler lock should still be held"
+    # The kill came before every deadline and every resolution: each deadline is still in RQ's
+    # scheduled set (none was due and enqueued), the earliest is after the kill, no log holds an outcome.
+    scheduled = queue_redis.zcard(f"rq:scheduled:{settings.queue_name}")
+    assert scheduled >= count, f"only {scheduled} of {count} deadlines were still scheduled at the kill"
+    store = EventStore(Redis.from_url(settings.redis_url))
+    logs = {game_id: store.read(game_id) for game_id, _ in games}
+    first_due = min(clock.parse(next(e for e in log if e["type"] == "game.started")["data"]["phase"]["deadline"])
+                    for log in logs.values())
+    assert killed_at < first_due, f"the kill came {(killed_at - first_due).total_seconds():.1f} s after a deadline"
+    assert not [g for g, log in logs.items() if any(e["type"] == "phase.resolved" for e in log)], \
+        "a phase was resolved before the kill"
     found = _first_outcomes(stack, games, timeout=90)
     time.sleep(2)
     _check_exactly_once(stack, games)
@@ -69,7 +82,8 @@ def test_killing_the_scheduler_lock_holder_before_50_deadlines(stack: Stack, set
     assert lateness["min_s"] >= 0, "a phase was resolved before its deadline"
     assert lateness["max_s"] < 30, lateness
     figures.record("scheduler-lock holder SIGKILLed before deadlines", deadlines=count, missed=0,
-                   resolved_twice=0, **{f"lateness_{k}": v for k, v in lateness.items()})
+                   resolved_twice=0, killed_before_first_deadline_s=round((first_due - killed_at).total_seconds(), 2),
+                   **{f"lateness_{k}": v for k, v in lateness.items()})
 
 
 def test_a_wiped_queue_loses_no_deadline(stack: Stack, settings: Settings, soak: bool) -> None:
@@ -95,7 +109,6 @@ def test_a_poisoned_game_does_not_stall_the_others(stack: Stack, settings: Setti
     into Redis): its resolution fails, loudly and again and again, while every other game's
     deadlines are kept and the worker lives on."""
     from eventlog.events import seal
-    from eventlog.store import EventStore
 
     games = signed_up(stack, 4, deadlines={"bidding": 3})
     start_all(stack, games)
