@@ -103,7 +103,9 @@ def caller_for(store: EventStore, game_id: str, header: str | None, client: str 
 
 
 def _count_bad(store: EventStore, key: str) -> None:
-    pipe = store.redis.pipeline()
+    # MULTI on a plain Redis and on a cluster alike (a cluster pipeline is not atomic unless
+    # asked; the counter is one key): a counter left without its expiry would lock the client out for good.
+    pipe = store.redis.pipeline(transaction=True)
     pipe.incr(key)
     pipe.expire(key, BAD_TOKEN_WINDOW, nx=True)
     pipe.execute()

@@ -3,6 +3,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+TRUE = ("1", "true", "yes", "on")
+FALSE = ("", "0", "false", "no", "off")
+
+
+class ConfigError(RuntimeError):
+    """A setting that cannot work: raised at startup, before anything is served."""
 
 
 @dataclass(frozen=True)
@@ -12,14 +20,53 @@ class Settings:
     queue_name: str
     admin_token: str | None
     max_body_bytes: int
+    # The event store is a Redis Cluster and ``redis_url`` names any one of its nodes.
+    # RQ cannot run on a cluster, so the queue then needs its own plain Redis.
+    redis_cluster: bool = False
 
     @classmethod
     def from_env(cls) -> "Settings":
+        cluster = _flag("ARBITER_REDIS_CLUSTER")
+        if cluster and not os.environ.get("REDIS_URL"):
+            raise ConfigError("ARBITER_REDIS_CLUSTER=1 needs REDIS_URL naming one node of the cluster "
+                              "(e.g. redis://10.0.0.5:7000/0).")
         redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+        queue_url = os.environ.get("ARBITER_QUEUE_URL") or None
+        if cluster:
+            check_cluster_queue(redis_url, queue_url)
         return cls(
             redis_url=redis_url,
-            queue_url=os.environ.get("ARBITER_QUEUE_URL", redis_url),
+            queue_url=queue_url or redis_url,
             queue_name=os.environ.get("ARBITER_QUEUE", "arbiter"),
             admin_token=os.environ.get("ARBITER_ADMIN_TOKEN") or None,
             max_body_bytes=int(os.environ.get("ARBITER_MAX_BODY_BYTES", str(64 * 1024))),
+            redis_cluster=cluster,
         )
+
+
+def check_cluster_queue(redis_url: str, queue_url: str | None) -> None:
+    """With the store on a cluster, the queue must name a different, plain Redis.
+
+    Only the address is checked here; ``Context`` also asks the queue's server whether it
+    is a cluster node (another node of the same cluster has another address)."""
+    if not queue_url:
+        raise ConfigError("ARBITER_REDIS_CLUSTER=1 needs ARBITER_QUEUE_URL: RQ cannot run on Redis Cluster, "
+                          "so the queue must live on a separate, plain Redis.")
+    if address(queue_url) == address(redis_url):
+        raise ConfigError(f"ARBITER_QUEUE_URL ({address(queue_url)}) points at the event store's cluster node; "
+                          "RQ cannot run on Redis Cluster: give the queue a separate, plain Redis.")
+
+
+def address(url: str) -> str:
+    """host:port of a Redis URL, for messages (never its password)."""
+    parts = urlsplit(url)
+    return f"{parts.hostname}:{parts.port or 6379}" if parts.hostname else parts.path
+
+
+def _flag(name: str) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    if value in TRUE:
+        return True
+    if value in FALSE:
+        return False
+    raise ConfigError(f"{name} must be 1 or 0 (true/false), not {value!r}.")

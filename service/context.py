@@ -5,27 +5,44 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from redis import Redis
+from redis.cluster import RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
 from rq import Queue
 from rq.serializers import JSONSerializer
 
 from eventlog.store import EventStore
 from replays.loader import GameLoader
-from service.config import Settings
+from service.config import ConfigError, Settings, address, check_cluster_queue
 
 
 @dataclass
 class Context:
     settings: Settings
 
+    def __post_init__(self) -> None:
+        if self.settings.redis_cluster:
+            check_cluster_queue(self.settings.redis_url, self.settings.queue_url)
+            try:
+                _ = self.queue_redis  # refuse a queue on a cluster node at startup, not at the first job
+            except RedisConnectionError:
+                pass  # not up yet: checked again on first use
+
     @cached_property
-    def redis(self) -> Redis:
+    def redis(self) -> Redis | RedisCluster:
+        """The event store's connection: a plain Redis, or a Redis Cluster (ARBITER_REDIS_CLUSTER)."""
+        if self.settings.redis_cluster:
+            return RedisCluster.from_url(self.settings.redis_url)
         return Redis.from_url(self.settings.redis_url)
 
     @cached_property
     def queue_redis(self) -> Redis:
-        if self.settings.queue_url == self.settings.redis_url:
+        if not self.settings.redis_cluster and self.settings.queue_url == self.settings.redis_url:
             return self.redis
-        return Redis.from_url(self.settings.queue_url)
+        client = Redis.from_url(self.settings.queue_url)
+        if self.settings.redis_cluster and client.info("cluster").get("cluster_enabled"):
+            raise ConfigError(f"ARBITER_QUEUE_URL ({address(self.settings.queue_url)}) is a Redis Cluster node; "
+                              "RQ cannot run on Redis Cluster: give the queue a separate, plain Redis.")
+        return client
 
     @cached_property
     def store(self) -> EventStore:

@@ -1,0 +1,87 @@
+"""A real three-primary Redis Cluster on free ports in a temp dir, for the store's cluster tests."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+from service import embedded_redis
+
+PRIMARIES = 3
+
+
+@dataclass
+class LocalCluster:
+    ports: list[int]
+    processes: list[subprocess.Popen] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        """Any one node: the client discovers the others from it."""
+        return f"redis://127.0.0.1:{self.ports[0]}/0"
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def redis_cli() -> str | None:
+    return shutil.which("redis-cli")
+
+
+def start(directory: Path, timeout: float = 20.0) -> LocalCluster:
+    """Start the nodes, join them with ``redis-cli --cluster create``, wait for cluster_state:ok."""
+    server = embedded_redis.find_binary()
+    cli = redis_cli()
+    if cli is None:
+        raise RuntimeError("redis-cli is not on PATH")
+    # Each node also needs a bus port; set it explicitly (port + 10000 may be past 65535).
+    ports = [embedded_redis.free_port() for _ in range(PRIMARIES)]
+    cluster = LocalCluster(ports)
+    try:
+        for index, port in enumerate(ports):
+            node_dir = (directory / f"node{index}").resolve()
+            node_dir.mkdir(parents=True, exist_ok=True)
+            args = [server, "--port", str(port), "--cluster-port", str(embedded_redis.free_port()),
+                    "--bind", "127.0.0.1", "--dir", str(node_dir), "--cluster-enabled", "yes",
+                    "--cluster-config-file", "nodes.conf", "--save", "", "--appendonly", "no",
+                    "--daemonize", "no", "--logfile", str(node_dir / "redis.log")]
+            cluster.processes.append(subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        limit = time.monotonic() + timeout
+        nodes = [redis.Redis(port=port) for port in ports]
+        for node, port, process in zip(nodes, ports, cluster.processes):
+            _wait(node.ping, limit, f"node {port} did not start", process)
+        subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports),
+                        "--cluster-replicas", "0", "--cluster-yes"],
+                       check=True, capture_output=True, timeout=timeout)
+        for node, port in zip(nodes, ports):
+            _wait(lambda node=node: node.cluster("info")["cluster_state"] == "ok", limit,
+                  f"node {port} never reached cluster_state:ok")
+            node.close()
+        return cluster
+    except BaseException:
+        cluster.stop()
+        raise
+
+
+def _wait(check, limit: float, message: str, process: subprocess.Popen | None = None) -> None:
+    while True:
+        try:
+            if check():
+                return
+        except redis.RedisError:
+            pass
+        if time.monotonic() > limit or (process is not None and process.poll() is not None):
+            raise RuntimeError(message)
+        time.sleep(0.05)
