@@ -253,8 +253,14 @@ def _check_accusation(state: State, actor: str, name: str | None) -> None:
     rid = _accused_id(state, name)
     if rid is None:
         raise RuleError("tarnished: disqualifications", f"there is no athlete called {name!r}")
-    if any(r["id"] == rid and r["owner"] == actor for r in state["runners"]):
+    accused = next(r for r in state["runners"] if r["id"] == rid)
+    if accused["owner"] == actor:
         raise RuleError("tarnished: disqualifications", "accuse another manager's athlete, not your own")
+    if accused["withdrawn"]:  # ruling 14: not in the results, so there is nothing to test
+        raise RuleError(
+            "tarnished: disqualifications",
+            f"{accused['name']} was withdrawn from the race: accuse an athlete who ran, or nobody",
+        )
 
 
 def _after_race(state: State) -> State:

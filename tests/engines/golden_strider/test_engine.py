@@ -8,7 +8,7 @@ from engines.contract import GM, RuleError
 from engines.driver import load_options, submit
 from engines.golden_strider import ENGINE
 
-from .helpers import mid_race, new_game, order, resolve, row, runner
+from .helpers import mid_race, new_game, order, resolve, row, runner, with_runner
 from .test_tarnished import tarnished
 
 
@@ -80,6 +80,17 @@ def test_race_ends_after_max_rounds_placed_by_square() -> None:
     outcome, after = resolve(state)
     assert outcome["public"]["over"] and ENGINE.phase(after) is None
     assert ENGINE.result(after)["rounds"] == 5
+
+
+def test_ruling_3_nobody_finishes_within_max_rounds_the_leaders_win() -> None:
+    state = mid_race(6, 5, {"max_rounds": 5})
+    for rid, square in {"r1": 20, "r2": 30, "r3": 30, "r4": 10, "r5": 5, "r6": 0}.items():
+        state = with_runner(state, rid, square=square)
+    outcome, after = resolve(state)  # nobody orders: everyone runs 6 (rule 13), 36 at best
+    result = ENGINE.result(after)
+    assert outcome["public"]["over"] and all(not s["finished"] for s in result["standings"])
+    assert result["winners"] == ["p2", "p3"]  # level on 36: they share the win
+    assert [s["place"] for s in result["standings"]] == [1, 1, 3, 4, 5, 6]
 
 
 def test_runner_names_from_sign_up_are_unique() -> None:

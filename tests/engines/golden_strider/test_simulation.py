@@ -54,6 +54,8 @@ def check_invariants(state: dict) -> None:
         assert row["cards"][-1] == f"{row['R']}/{last['round']}"
         if row.get("auto"):
             assert row["B"] == 0, "rule 13: movement only"
+        if row.get("cf"):
+            assert row["O"] > 0, "ruling 19: what is carried forward is owed"
     if last["round"] == 1:
         for row in last["rows"]:
             drug = by_id[row["runner"]].get("drug")

@@ -318,6 +318,15 @@ def test_rule_15_report_row_follows_the_rulebook_layout() -> None:
                             "-", "3", "3", "8", "3", "4", "-"]
 
 
+def test_ruling_19_cf_is_printed_with_the_restitution_it_carries() -> None:
+    """The rulebook's sample row ends "- cf"; a carried restitution is owed, so O shows it."""
+    state = with_runner(mid_race(6, 3), "r1", owed=3, cards=["2/0", "6/0", "6/0", "6/1", "6/2"])
+    _, after = resolve(order(state, "p1", card="2/0"))
+    line = next(x for x in ENGINE.report(after, 3, "text").splitlines() if x.startswith("Steve Ovett"))
+    # D 2 of the 3 owed, M 0, B 0, R 0 + 2 (6th), S 0, P 6, O the 1 carried, cf
+    assert line.split()[-8:] == ["2", "0", "0", "2", "0", "6", "1", "cf"]
+
+
 def test_rule_6_example_two_runners_in_third_place_each_gain_one() -> None:
     """"For example, two runners in 3rd place would each gain a bonus of 1.\""""
     state = mid_race(6, 3)

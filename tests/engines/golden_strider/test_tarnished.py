@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from marshmallow import ValidationError
 
-from engines.contract import GM, RuleError
-from engines.driver import submit
+from engines.contract import GM, RuleError, redact_outcome
+from engines.driver import Played, play_bots, player_list, submit
 from engines.golden_strider import ENGINE, rules
 
 from .helpers import new_game, order, resolve, row, runner, with_runner
@@ -128,6 +129,67 @@ def test_tarnished_drugs_are_secret_until_testing() -> None:
     assert "energiza" not in str(ENGINE.report(after, None, "json"))
 
 
+def test_ruling_11_energiza_may_be_added_when_nothing_is_left_for_movement() -> None:
+    """"Add 0, 1, 2 to any Movement number": M 0 is one, by choice or because restitution took the card."""
+    state = with_runner(_energiza_near_the_line(), "r1", square=30, owed=6)
+    outcome, _ = resolve(order(state, "p1", runner="r1", card="6/7", energiza=2))
+    got = row(outcome, "r1")
+    assert (got["D"], got["M"], got["B"], got["S"]) == (6, 0, 0, 32) and got["O"] == 0
+    state = with_runner(_energiza_near_the_line(), "r1", square=30)
+    outcome, _ = resolve(order(state, "p1", runner="r1", card="6/7", move=0, bank=6, energiza=1))
+    assert (row(outcome, "r1")["M"], row(outcome, "r1")["S"]) == (0, 31)
+
+
+TEAMS_OF_FOUR = [{"runners": [f"Athlete {i}a", f"Athlete {i}b"]} for i in range(1, 5)]
+DRUG_NAMES = ("enduron", "energiza")
+
+
+def _race_to_the_accusations() -> Played:
+    """Bots race four managers (random drugs) to the end; the states include the accusation phase."""
+    return play_bots(ENGINE, TARNISHED, player_list(4, TEAMS_OF_FOUR), "secrecy")
+
+
+def test_ruling_13_drugs_stay_hidden_during_the_accusation_phase() -> None:
+    played = _race_to_the_accusations()
+    accusing = [s for s in played.states if s["stage"] == "accusation"]
+    assert len(accusing) >= 2  # the phase opened, and at least one accusation is in
+    doped = {r["id"]: r["drug"] for r in accusing[-1]["runners"] if r["drug"] != "clean"}
+    assert doped, "the seed gave nobody a drug: the test would prove nothing"
+    players = [p["id"] for p in accusing[0]["players"]]
+    for state in accusing:
+        assert ENGINE.result(state) is None
+        for viewer in (None, *players):
+            view = ENGINE.view(state, viewer)
+            shown = json.dumps({k: v for k, v in view.items() if k != "you"})
+            assert not any(name in shown for name in DRUG_NAMES) and view.get("drugs") is None
+            if viewer is not None:
+                own = {r["id"] for r in state["runners"] if r["owner"] == viewer}
+                assert set(view["you"]["drugs"]) == own
+                assert view["you"]["accusation"] == state["accusations"].get(viewer)
+            assert "accusations" not in shown  # who accused whom stays sealed too
+        for fmt in ("json", "text"):
+            assert not any(name in json.dumps(ENGINE.report(state, None, fmt)) for name in DRUG_NAMES)
+    # the events a non-owner sees: every outcome cut to its public part and the viewer's own
+    for record in played.records:
+        if record["kind"] != "outcome":
+            continue
+        for viewer in players:
+            shown = redact_outcome(record["outcome"], viewer)
+            assert "secret" not in shown and set(shown.get("private", {})) <= {viewer}
+            if "result" in shown["public"]:
+                continue  # the accusation phase's own outcome: the tests, at the end of the game
+            assert not any(name in json.dumps(shown["public"]) for name in DRUG_NAMES)
+            own = {r["id"] for r in played.final["runners"] if r["owner"] == viewer}
+            assert set(shown.get("private", {}).get(viewer, {}).get("drugs", {})) <= own
+
+
+def test_ruling_13_every_drug_is_shown_once_the_game_is_over() -> None:
+    final = _race_to_the_accusations().final
+    drugs = {r["id"]: r["drug"] for r in final["runners"]}
+    assert ENGINE.view(final, None)["drugs"] == drugs == ENGINE.view(final, "p2")["drugs"]
+    assert {r["runner"]: r["drug"] for r in ENGINE.result(final)["runners"]} == drugs
+
+
 def _finished(drugs: dict[str, str], squares: dict[str, int]) -> dict:
     state = copy.deepcopy(tarnished(3))
     for r in state["runners"]:
@@ -193,3 +255,32 @@ def test_tarnished_cannot_accuse_your_own_athlete() -> None:
         submit(ENGINE, state, "p1", {"type": "accuse", "runner": "Lucas A. Doughnley"})
     with pytest.raises(RuleError):
         submit(ENGINE, state, "p1", {"type": "accuse", "runner": "Nobody Atall"})
+
+
+SQUARES = {"r1": 62, "r2": 50, "r3": 58, "r4": 40, "r5": 55, "r6": 30}
+
+
+def test_ruling_14_several_managers_may_accuse_the_same_runner() -> None:
+    """Rulebook: "Collusion between managers is not allowed, so they might end up accusing the same runner"."""
+    state = _accuse(_finished({"r1": "energiza"}, SQUARES), {"p2": "r1", "p3": "Annabelle Icksteroid"})
+    scores = {m["player"]: m for m in ENGINE.result(state)["managers"]}
+    assert scores["p2"]["accusation"] == scores["p3"]["accusation"] == 1
+    state = _accuse(_finished({}, SQUARES), {"p1": "r3", "p3": "r3"})
+    scores = {m["player"]: m for m in ENGINE.result(state)["managers"]}
+    assert scores["p1"]["accusation"] == scores["p3"]["accusation"] == -1
+
+
+def test_ruling_14_a_withdrawn_athlete_cannot_be_accused() -> None:
+    state = ENGINE.eject(_finished({"r3": "enduron"}, SQUARES), "p2")
+    with pytest.raises(RuleError) as err:
+        submit(ENGINE, state, "p1", {"type": "accuse", "runner": "Sandra Loan"})
+    assert err.value.rule == "tarnished: disqualifications" and "withdrawn" in err.value.message
+
+
+def test_ruling_14_an_accusation_whose_athlete_is_withdrawn_afterwards_counts_as_none() -> None:
+    state = submit(ENGINE, _finished({"r3": "enduron"}, SQUARES), "p1", {"type": "accuse", "runner": "r3"})
+    state = ENGINE.eject(state, "p2")
+    result = ENGINE.result(resolve(state)[1])
+    p1 = next(m for m in result["managers"] if m["player"] == "p1")
+    r3 = next(r for r in result["runners"] if r["runner"] == "r3")
+    assert p1["accusation"] == 0 and not r3["tested"] and not r3["disqualified"] and r3["place"] is None
