@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask
+from flask import Flask, request
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException
@@ -31,9 +31,17 @@ def create_app(context: Context | None = None) -> Flask:
         ARBITER_CONTEXT=context,
         ARBITER_SETTINGS=context.settings,
         ARBITER_MAX_BODY=context.settings.max_body_bytes,
-        MAX_CONTENT_LENGTH=VERIFY_LIMIT,
     )
     app.register_blueprint(v1)
+
+    @app.before_request
+    def body_limit() -> None:
+        """Each request reads at most its own endpoint's limit: only verify takes a whole exported game.  An
+        app-wide limit would let a chunked body (no Content-Length) on any endpoint be buffered up to the largest."""
+        limit = VERIFY_LIMIT if request.endpoint == "v1.verify" else context.settings.max_body_bytes
+        # One byte more: werkzeug cuts a chunked body off silently at the limit, so json_body() sees limit + 1
+        # bytes of an oversized body (a 413) instead of the truncated first limit bytes (a misleading 400).
+        request.max_content_length = limit + 1
 
     from service.openapi import register_openapi
 

@@ -5,6 +5,7 @@ from typing import Any
 
 import orjson
 from flask import Response, current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.errors import ApiError
 
@@ -14,7 +15,10 @@ def json_body(allow_empty: bool = False, limit: int | None = None) -> dict[str, 
     limit = limit or current_app.config["ARBITER_MAX_BODY"]
     if request.content_length is not None and request.content_length > limit:
         raise too_large(limit)
-    raw = request.get_data(cache=True)
+    try:
+        raw = request.get_data(cache=True)  # stops reading past request.max_content_length (a chunked body)
+    except RequestEntityTooLarge as exc:
+        raise too_large(limit) from exc
     if len(raw) > limit:
         raise too_large(limit)
     if not raw.strip():
