@@ -87,10 +87,15 @@ class OptionsSchema(Schema):
             raise ValidationError("rounds must list exactly bidding_rounds rounds", "rounds")
 
 
+# Ruling 21: garnets held are at most a million.  A season earns a few per game; without a
+# bound, 2**63 garnets bought gold past 64 bits and every view of the game failed.
+MAX_GARNETS = 1_000_000
+
+
 class JoinSchema(Schema):
     """Sign-up fields: the garnets a player holds (set by the GM)."""
 
-    garnets = fields.Integer(strict=True, load_default=0, validate=validate.Range(min=0))
+    garnets = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, MAX_GARNETS))
 
 
 class BidSchema(Schema):
@@ -102,7 +107,7 @@ class PassSchema(Schema):
 
 
 class BuyGoldSchema(Schema):
-    garnets = fields.Integer(strict=True, required=True)
+    garnets = fields.Integer(strict=True, required=True, validate=validate.Range(1, MAX_GARNETS))
 
 
 class ReboundSchema(Schema):
@@ -123,4 +128,4 @@ class EcVoteSchema(Schema):
 
 class SetGarnetsSchema(Schema):
     player_id = fields.String(required=True)
-    garnets = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+    garnets = fields.Integer(strict=True, required=True, validate=validate.Range(0, MAX_GARNETS))

@@ -38,14 +38,7 @@ LEGAL_AFTER_ALL: dict[tuple[str, str], str] = {
     ("sxyzm-cyclone", "turn.moves = []"):
         "an empty turn passes (docs/games/sxyzm-cyclone.md); legal while allow_unused_actions is on (default)",
 }
-# Product bugs: accepted today, must not be.  Not sent here (they would change the game under
-# test); test_whatever_the_gm_sets_the_game_stays_readable (strict xfail) turns red once the
-# bug is fixed, and then these entries go with its mark.
-KNOWN_BUGS: dict[tuple[str, str], str] = {
-    ("extreme-ways", "gm.set_garnets.garnets = 1000000000000"): "garnets has no upper bound",
-    ("extreme-ways", "gm.set_garnets.garnets = 9223372036854775808"):
-        "garnets has no upper bound: a buy_gold then overflows 64 bits and every view is a 500",
-}
+KNOWN_BUGS: dict[tuple[str, str], str] = {}  # product bugs: accepted today, must not be
 # Fields of which an order gives exactly one: each is changed only in a base order that gives it.
 ONE_OF = {"gm.extend_deadline": {"seconds", "deadline"}}
 REFUSED = {409, 422}  # what a hostile order may get from a valid token: not now, or invalid
@@ -309,10 +302,6 @@ def test_deep_but_parseable_nesting_is_a_422(api: Api, ctx: Context) -> None:
             assert error["code"] == "invalid" and name in error["details"], error
 
 
-@pytest.mark.xfail(strict=True, reason="product bug: Extreme Ways garnets have no upper bound "
-                   "(engines/extreme_ways/schemas.py SetGarnetsSchema and JoinSchema): 2**63 - 1 garnets are "
-                   "accepted and buying gold with them overflows 64 bits, so every view of the game is a 500. "
-                   "When this passes, drop the mark and the KNOWN_BUGS entries above.")
 def test_whatever_the_gm_sets_the_game_stays_readable(api: Api) -> None:
     """A GM's correction, and a player's order after it, either are refused (4xx) or leave a
     game every caller can still read: never a 500 for the rest of the game."""
