@@ -201,12 +201,16 @@ def report(game_id: str) -> Any:
         raise ApiError(422, "invalid", "'format' must be json, text, markdown or bbcode.",
                        {"format": ["Must be one of json, text, markdown, bbcode."]})
     number = int_arg("round", None, 1, 10_000)
+    viewer = viewer_of(caller.as_role())
     try:
-        body = engine.report(record["engine"], number, fmt, viewer_of(caller.as_role()))
+        body = engine.report(record["engine"], number, "json", viewer)
+        if number is None and isinstance(body, dict):
+            number = body.get("round")  # "the latest" answers with the round it is
+        if fmt != "json":
+            body = engine.report(record["engine"], number, fmt, viewer)
     except RuleError as exc:
         raise ApiError(exc.status if exc.status != 422 else 404, "no_such_round", exc.message, exc.details) from exc
-    if isinstance(body, str):
-        return reply({"game_id": game_id, "round": number, "format": fmt, "text": body})
+    # One shape for every format: "report" holds the JSON object, or the text ready to paste.
     return reply({"game_id": game_id, "round": number, "format": fmt, "report": body})
 
 
