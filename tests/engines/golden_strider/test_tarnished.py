@@ -69,6 +69,15 @@ def test_tarnished_enduron_starting_cards_total_32_none_over_10() -> None:
         order(state, "p1", runner="r2", drug="clean", cards=[10, 10, 6, 6, 0], card="0/0")
 
 
+def test_ruling_10_enduron_shows_in_the_round_one_report() -> None:
+    """The report lists the starting cards: an Enduron runner's add up to 32, there for anyone to see."""
+    state = order(tarnished(3), "p1", runner="r1", drug="enduron", cards=[7, 7, 6, 6, 6], card="6/0", move=3, bank=3)
+    state = order(state, "p1", runner="r2", drug="clean", cards=[9, 8, 5, 4, 4], card="5/0", move=1, bank=4)
+    rows = {r["runner"]: r for r in ENGINE.report(resolve(state)[1], 1, "json", "p2")["rows"]}
+    assert sum(int(c.split("/")[0]) for c in rows["r1"]["cards"][:5]) == 32
+    assert sum(int(c.split("/")[0]) for c in rows["r2"]["cards"][:5]) == 30
+
+
 def test_tarnished_enduron_replacement_still_capped_at_ten() -> None:
     state = order(tarnished(3), "p1", runner="r1", drug="enduron", cards=[7, 7, 6, 6, 6], card="6/0", bank=5)
     assert row(resolve(state)[0], "r1")["R"] == 10
