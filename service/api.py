@@ -14,6 +14,7 @@ from service.auth import Caller, caller_for
 from service.context import Context
 from service.errors import ApiError, corrupt_log, forbidden, not_found
 from service.http import client_address, int_arg, json_body, reply
+from service.schemas import seed_warnings
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -101,7 +102,8 @@ def create_game() -> Any:
         given = request.headers.get("Authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {admin}".encode()):
             raise ApiError(401, "unauthorized", "This server only lets its admin create games.")
-    return reply(commands.create_game(ctx(), json_body()), 201)
+    body = json_body()
+    return reply({**commands.create_game(ctx(), body), "warnings": seed_warnings(body.get("seed"))}, 201)
 
 
 @v1.post("/games/<game_id>/players")

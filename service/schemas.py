@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 MAX_SECONDS = 366 * 86400
+MIN_SEED_LENGTH = 32
 Reason = fields.String(required=True, validate=validate.Length(min=1, max=500),
                        metadata={"description": "Why: shown in the public log."})
 
@@ -15,11 +16,28 @@ class CreateGameSchema(Schema):
     name = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=100))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seed = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=256),
-                         metadata={"description": "Fix the seed (secret until the game ends)."})
+                         metadata={"description": "Fix the seed (secret until the game ends). Use at least "
+                                                  f"{MIN_SEED_LENGTH} characters: the published sha256 commitment is "
+                                                  "only as strong as the seed, so a shorter one is accepted with a "
+                                                  "weak_seed warning. Leave it out to get 256 random bits."})
     deadlines = fields.Dict(keys=fields.String(),
                             values=fields.Integer(strict=True, validate=validate.Range(1, MAX_SECONDS)),
                             load_default=dict, metadata={"description": "Seconds per phase name."})
     resolve_early = fields.Boolean(load_default=True)
+
+
+def seed_warnings(seed: object) -> list[dict[str, str]]:
+    """Warnings for a GM-chosen seed that players could guess from its public sha256 commitment.
+
+    A warning, not a 422: seeds fixed by hand (re-entering a game run on a forum, tests) stay
+    possible, and the GM is told what it costs.
+    """
+    if not isinstance(seed, str) or len(seed) >= MIN_SEED_LENGTH:
+        return []
+    return [{"code": "weak_seed", "field": "seed",
+             "message": f"The seed has {len(seed)} characters; use at least {MIN_SEED_LENGTH} (or leave it out for "
+                        "256 random bits). Its sha256 is published now, so a short or guessable seed can be found by "
+                        "trying candidates, and with it every future draw of this game."}]
 
 
 class JoinNameSchema(Schema):
@@ -86,6 +104,9 @@ class CreatedGameSchema(Schema):
     version = fields.String(required=True)
     status = fields.String(required=True)
     deadlines = fields.Dict(required=True)
+    warnings = fields.List(fields.Dict(), required=True, metadata={
+        "description": "Things the GM should know, each {code, field, message}; e.g. weak_seed for a seed shorter "
+                       f"than {MIN_SEED_LENGTH} characters."})
 
 
 class JoinedSchema(Schema):
