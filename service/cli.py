@@ -167,9 +167,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_rebuild(args: argparse.Namespace) -> int:
     from replays import rebuild
 
-    counts = rebuild.rebuild(_context())
+    counts, corrupt = rebuild.rebuild_report(_context())
     print(", ".join(f"{name}: {count}" for name, count in counts.items()))
-    return 0
+    for game_id, problem in sorted(corrupt.items()):
+        print(f"cannot fold game {game_id} ({problem}): no snapshot, no deadline; its GM can read its audit",
+              file=sys.stderr)
+    return 1 if corrupt else 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
