@@ -63,10 +63,49 @@ class Played:
         return self.states[-1]
 
 
-def start(engine: Engine, options: JSON | None, players: list[JSON], seed: str) -> Played:
+class NotPlainJson(AssertionError):
+    """An engine returned data that is not already what storage gives back (a tuple, a set, an int key ...)."""
+
+
+def plain(value: object, what: str, strict: bool = True) -> JSON:
+    """``value`` as it comes back from storage.  With ``strict``, it must already be exactly that: the fold reads
+    stored JSON, so an engine that returns a tuple where live play had one would play differently on replay."""
+    try:
+        stored = roundtrip(value)
+    except TypeError as exc:
+        raise NotPlainJson(f"{what}: not JSON data ({exc})") from exc
+    if strict:
+        problem = _difference(value, stored, "$")
+        if problem:
+            raise NotPlainJson(f"{what}: {problem}")
+    return stored
+
+
+def _difference(raw: object, stored: object, path: str) -> str | None:
+    """Where ``raw`` differs from its round trip, comparing types exactly (a tuple is not a list, True is not 1)."""
+    if isinstance(raw, float):
+        return f"{path} is a float (canonical JSON has none: outcomes are hashed)"
+    if type(raw) is not type(stored):
+        return f"{path} is a {type(raw).__name__}, stored as a {type(stored).__name__}"
+    if isinstance(raw, dict):
+        for key in raw:
+            problem = _difference(raw[key], stored[key], f"{path}.{key}")
+            if problem:
+                return problem
+    elif isinstance(raw, list):
+        for index, (a, b) in enumerate(zip(raw, stored)):
+            problem = _difference(a, b, f"{path}[{index}]")
+            if problem:
+                return problem
+    elif raw != stored:
+        return f"{path} changes in a round trip"
+    return None
+
+
+def start(engine: Engine, options: JSON | None, players: list[JSON], seed: str, strict: bool = False) -> Played:
     opts = load_options(engine, options)
-    setup = roundtrip(engine.setup(opts, players, Rng(seed, "setup")))
-    state = roundtrip(engine.initial_state(opts, players, setup))
+    setup = plain(engine.setup(opts, players, Rng(seed, "setup")), "setup", strict)
+    state = plain(engine.initial_state(opts, players, setup), "initial_state", strict)
     return Played(opts, players, seed, setup, [], [state])
 
 
@@ -98,10 +137,12 @@ def play_bots(
     max_phases: int = 5000,
     skip: Callable[[int, str], bool] | None = None,
     check: Callable[[State], None] | None = None,
+    strict: bool = False,
 ) -> Played:
     """Bots play the game to its end.  ``skip(phase_number, actor)`` makes a bot miss
-    a deadline; ``check(state)`` runs after every step (invariants)."""
-    played = start(engine, options, players, seed)
+    a deadline; ``check(state)`` runs after every step (invariants); ``strict`` requires
+    every engine output to be plain JSON already (see ``plain``)."""
+    played = start(engine, options, players, seed, strict)
     number = 1
     while (phase := engine.phase(played.final)) is not None:
         if number > max_phases:
@@ -115,9 +156,10 @@ def play_bots(
                 continue
             loaded = load_action(engine, action)
             new = submit(engine, played.final, actor, loaded)
-            _step(played, {"kind": "action", "actor": actor, "action": loaded}, roundtrip(new), check)
-        outcome = roundtrip(engine.resolve(played.final, Rng(seed, "phase", number)))
-        new = roundtrip(engine.apply_outcome(played.final, outcome))
+            new = plain(new, f"apply_action({loaded['type']} by {actor}) in phase {number}", strict)
+            _step(played, {"kind": "action", "actor": actor, "action": loaded}, new, check)
+        outcome = plain(engine.resolve(played.final, Rng(seed, "phase", number)), f"resolve of phase {number}", strict)
+        new = plain(engine.apply_outcome(played.final, outcome), f"apply_outcome of phase {number}", strict)
         _step(played, {"kind": "outcome", "number": number, "outcome": outcome}, new, check)
         number += 1
     return played

@@ -13,7 +13,7 @@ import pytest
 from engines import registry
 from engines.canonical import canonical_json
 from engines.contract import GM, PUBLIC, Engine
-from engines.driver import Played, fold, load_action, play_bots, player_list, start
+from engines.driver import NotPlainJson, Played, fold, load_action, plain, play_bots, player_list, start
 from engines.rng import Rng
 
 ENGINES = registry.all_latest()
@@ -84,6 +84,48 @@ def test_apply_never_mutates_its_input(engine: Engine, case: dict, seed: str) ->
         else:
             engine.apply_outcome(before, record["outcome"])
         assert before == frozen
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_engine_output_is_already_what_storage_gives_back(engine: Engine, case: dict, seed: str) -> None:
+    """The driver round-trips every state before the other checks, which would hide a tuple (or an int key, a set,
+    a float) that live play keeps but a replay from stored JSON does not: here setup, initial_state, every
+    apply_action, every resolve and every apply_outcome must equal their JSON round trip, types included."""
+    played = play_bots(engine, case.get("options"), _players(case), seed, strict=True)
+    assert engine.phase(played.final) is None
+
+
+class _Sneaky:
+    """A real engine whose apply_outcome leaves a tuple in the state, as a careless rule might."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._engine, name)
+
+    def apply_outcome(self, state: dict, outcome: dict) -> dict:
+        return {**self._engine.apply_outcome(state, outcome), "sneaky": (1, 2)}
+
+
+def test_the_strict_check_catches_a_tuple_that_the_round_trip_hides() -> None:
+    engine = registry.latest("extreme-ways")
+    case = engine.simulation_cases[0]
+    play_bots(_Sneaky(engine), case.get("options"), _players(case), "alpha")  # the round trip hides it
+    with pytest.raises(NotPlainJson, match=r"apply_outcome of phase 1: \$\.sneaky is a tuple, stored as a list"):
+        play_bots(_Sneaky(engine), case.get("options"), _players(case), "alpha", strict=True)
+
+
+@pytest.mark.parametrize("value, says", [
+    ({"a": [1, (2, 3)]}, r"\$\.a\[1\] is a tuple"),
+    ({"a": {1: "x"}}, "not JSON data"),
+    ({"a": {1, 2}}, "not JSON data"),
+    ({"a": 0.5}, r"\$\.a is a float"),
+])
+def test_plain_names_what_is_not_json(value: object, says: str) -> None:
+    with pytest.raises(NotPlainJson, match=says):
+        plain(value, "test")
+    assert plain({"a": [True, 1, None, "x", {"b": []}]}, "test") == {"a": [True, 1, None, "x", {"b": []}]}
 
 
 @pytest.mark.parametrize("engine,case,seed", CASES)
