@@ -232,7 +232,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from service.errors import ApiError
 
     try:
-        report = simulate.run(_context(), args.type, args.players, args.seed, json.loads(args.options),
+        options = json.loads(args.options)
+    except ValueError as exc:
+        print(f"cannot simulate: --options is not valid JSON ({exc}); give an object, e.g. "
+              """--options '{"announce": "none"}'""", file=sys.stderr)
+        return 2
+    try:
+        report = simulate.run(_context(), args.type, args.players, args.seed, options,
                               echo=None if args.quiet else print)
     except ApiError as exc:
         print(f"cannot simulate: {exc.message} {json.dumps(exc.details)}", file=sys.stderr)
@@ -241,6 +247,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if temp is not None:
             temp.stop()
     print(json.dumps(report["result"], indent=2, sort_keys=True))
+    if not report["finished"]:
+        print(f"the game did not finish ({report['events']} events): see the progress above", file=sys.stderr)
+        return 1
     return 0 if report["audit_ok"] else 1
 
 

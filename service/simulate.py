@@ -26,7 +26,7 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
     say = echo or (lambda _text: None)
     engine = registry.latest(game_type)
     if engine is None:
-        raise SystemExit(f"unknown game type {game_type!r}; known: {', '.join(registry.names())}")
+        raise ApiError(422, "unknown_type", f"Unknown game type {game_type!r}; known: {', '.join(registry.names())}.")
     created = commands.create_game(ctx, {"type": game_type, "options": options, "seed": seed, "resolve_early": True})
     game_id = created["game_id"]
     gm = Caller("gm", None, digest(created["gm_token"]))
@@ -59,11 +59,21 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
             if still is not None and still.awaiting:
                 commands.act(ctx, game_id, gm, {"type": "gm.resolve_now", "reason": "simulation: bots are done"})
         worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
+        after = ctx.loader.load(game_id)
+        if after["status"] != "finished" and after["phase"] is not None and after["phase"]["number"] == number:
+            # Every order is in and the GM forced it: another round would fail the same way.
+            say(f"  phase {number} ({phase.name}) was NOT resolved: its resolution job failed or never ran "
+                "(see the worker's log above)")
+            break
         say(f"  phase {number} ({phase.name}) resolved")
     record = ctx.loader.load(game_id)
-    report = audit(ctx.store.read(game_id), record.get("seed"))
-    say(f"finished after {record['seq']} events; audit {'ok' if report['ok'] else 'FAILED'}")
-    return {"game_id": game_id, "result": record.get("result"), "audit_ok": report["ok"], "events": record["seq"]}
+    finished = record["status"] == "finished"
+    revealed = record.get("seed") or ctx.store.private_field(game_id, "seed")  # at the end; the GM's before
+    report = audit(ctx.store.read(game_id), revealed)
+    say(f"{'finished' if finished else 'STOPPED UNFINISHED'} after {record['seq']} events; "
+        f"audit {'ok' if report['ok'] else 'FAILED'}")
+    return {"game_id": game_id, "result": record.get("result"), "audit_ok": report["ok"], "events": record["seq"],
+            "finished": finished}
 
 
 def _fields_for(engine: Any, players: int) -> list[dict[str, Any]]:

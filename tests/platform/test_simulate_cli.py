@@ -1,0 +1,70 @@
+"""``arbiter simulate`` tells the truth: a phase is "resolved" only if it was, a game that does not finish is a
+non-zero exit, and bad arguments are a message with exit 2, not a traceback."""
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engines import registry
+from service import cli, simulate
+from service.config import Settings
+from service.context import Context
+from tests.e2e.stack import stack_env
+
+ARBITER = Path(sys.executable).parent / "arbiter"
+
+
+@pytest.fixture()
+def env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The test Redis for both the subprocess and an in-process ``cli.main``."""
+    env = stack_env(settings)
+    for name in ("REDIS_URL", "ARBITER_QUEUE_URL", "ARBITER_QUEUE"):
+        monkeypatch.setenv(name, env[name])
+    return env
+
+
+@pytest.mark.parametrize("args, says", [
+    (["extreme-ways", "--players", "5", "--options", "{announce: none"], "--options is not valid JSON"),
+    (["extreme-ways", "--players", "5", "--options", "[1, 2]"], "options"),
+    (["no-such-game", "--players", "5"], "Unknown game type 'no-such-game'"),
+    (["extreme-ways", "--players", "1"], "cannot simulate"),
+])
+def test_bad_arguments_are_exit_2_with_a_message(env: dict[str, str], args: list[str], says: str) -> None:
+    done = subprocess.run([str(ARBITER), "simulate", *args, "--quiet"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_game_cut_short_is_reported_unfinished_and_exits_1(env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(simulate, "run", functools.partial(simulate.run, max_phases=2))
+    assert cli.main(["simulate", "extreme-ways", "--players", "5", "--seed", "short"]) == 1
+    out, err = capsys.readouterr()
+    assert out.count(" resolved") == 2 and "STOPPED UNFINISHED" in out and "did not finish" in err
+
+
+def test_a_phase_that_fails_to_resolve_is_not_called_resolved(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = registry.latest("extreme-ways")
+
+    def broken(state: dict, rng: object) -> dict:
+        raise RuntimeError("a resolution bug")
+
+    monkeypatch.setattr(engine, "resolve", broken)  # the in-process RQ worker resolves with this engine
+    lines: list[str] = []
+    report = simulate.run(ctx, "extreme-ways", 5, "broken", {}, echo=lines.append)
+    assert not report["finished"] and report["result"] is None
+    assert any("phase 1 (bidding) was NOT resolved" in line for line in lines), lines
+    assert not any(line.strip().endswith("resolved") and "NOT" not in line for line in lines), lines
+    assert "STOPPED UNFINISHED" in lines[-1]
+
+
+def test_a_whole_game_still_finishes_and_exits_0(env: dict[str, str]) -> None:
+    done = subprocess.run([str(ARBITER), "simulate", "extreme-ways", "--players", "5", "--seed", "whole"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "NOT resolved" not in done.stdout and "audit ok" in done.stdout and '"winners"' in done.stdout
