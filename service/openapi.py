@@ -22,11 +22,17 @@ ERRORS = {
     409: "Not allowed now (phase closed, deadline passed, not your turn, game not running).",
     413: "The body is too large.",
     422: "Well-formed but invalid: schema error or a rule of the game.",
+    429: "too_many_bad_tokens: too many invalid tokens for this game from this address; retry in a minute.",
+    503: "Retry later: store_unavailable (the event store is unreachable; Retry-After says when), busy (too "
+         "many writers at once), or corrupt_log (the game's log cannot be folded at details.seq; retrying will "
+         "not help, its GM can read the audit and the export).",
 }
 
 
+NO_STORE = {"/v1/game-types", "/v1/replays/verify"}  # answered without the event store
+
 RESPONSE_SCHEMAS = ("ErrorBody", "Error", "CreatedGame", "Joined", "Receipt", "Accepted", "Event", "EventsPage",
-                    "Audit", "Game", "Health")
+                    "Audit", "Game", "Phase", "GamePlayer", "You", "Health")
 
 
 def _converter() -> OpenAPIConverter:
@@ -43,10 +49,11 @@ def _json(schema: str) -> dict[str, Any]:
 
 
 def _responses(ok: int, schema: str, *errors: int) -> dict[str, Any]:
-    out: dict[str, Any] = {str(ok): {"description": "Success", "content": _json(schema)}}
-    for code in errors:
-        out[str(code)] = {"description": ERRORS[code], "content": _json("Error")}
-    return out
+    return {str(ok): {"description": "Success", "content": _json(schema)}, **_errors(*errors)}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    return {str(code): {"description": ERRORS[code], "content": _json("Error")} for code in codes}
 
 
 def _game_id() -> dict[str, Any]:
@@ -156,13 +163,28 @@ def document() -> dict[str, Any]:
                                          "responses": _responses(200, "Audit", 400, 413, 422)}}),
     ]
     for path, operations in paths:
+        for operation in operations.values():
+            # Any token is checked against the throttle; anything that reads the store can find it unreachable.
+            extra = ([429] if "security" in operation else []) + ([503] if path not in NO_STORE else [])
+            operation["responses"].update(_errors(*extra))
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
     # Responses may grow new fields (the API promises to extend freely): only request
     # bodies are closed to unknown properties.
     for name in RESPONSE_SCHEMAS:
         document["components"]["schemas"][name].pop("additionalProperties", None)
+        for prop in document["components"]["schemas"][name].get("properties", {}).values():
+            _nullable_ref(prop)
     return document
+
+
+def _nullable_ref(prop: dict[str, Any]) -> None:
+    """apispec writes a nullable Nested as anyOf [$ref, {type: object, nullable}], which any object matches;
+    OpenAPI 3.0's idiom is allOf [$ref] with nullable, which only the referenced shape (or null) matches."""
+    options = prop.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and "$ref" in options[0] and options[1].get("nullable"):
+        del prop["anyOf"]
+        prop.update(allOf=[options[0]], nullable=True)
 
 
 def register_openapi(app: Flask) -> None:

@@ -156,15 +156,67 @@ class AuditSchema(Schema):
     final = fields.Dict(allow_none=True)
 
 
+class PhaseSchema(Schema):
+    """The open phase, as ``replays.views.game_for`` shows it (the engine's Phase plus the log's number and
+    deadline)."""
+
+    name = fields.String(required=True, metadata={"description": "The phase's name; keys the game's deadlines."})
+    number = fields.Integer(required=True, metadata={"description": "Counts the game's phases from 1; each "
+                                                                    "resolution opens the next number."})
+    deadline = fields.String(required=True, allow_none=True, metadata={
+        "description": "ISO 8601 UTC in whole seconds (2030-06-01T12:00:00Z): an order is on time up to and "
+                       "including this instant. Null while the game is paused."})
+    actors = fields.List(fields.String(), required=True, metadata={"description": "Player ids who may act now."})
+    awaiting = fields.List(fields.String(), required=True, metadata={
+        "description": "Player ids whose orders are still missing; when empty (and resolve_early is on) the phase "
+                       "resolves at once."})
+    sealed = fields.Boolean(required=True, metadata={
+        "description": "True: simultaneous sealed orders, each replaceable until the deadline. False: one "
+                       "player's turn at a time."})
+    round = fields.Integer(required=True, allow_none=True, metadata={"description": "The game's own round number, "
+                                                                                   "if it has rounds."})
+    prompt = fields.String(required=True, metadata={"description": "What the phase asks for, for a person."})
+    paused_remaining_seconds = fields.Integer(metadata={
+        "description": "Only while paused: the seconds the phase will have when the GM resumes it."})
+
+
+class GamePlayerSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    fields_ = fields.Dict(required=True, data_key="fields", metadata={
+        "description": "Sign-up fields; private ones only for that player, the GM, and everyone once finished."})
+    ejected = fields.Boolean(required=True)
+
+
+class YouSchema(Schema):
+    role = fields.String(required=True, validate=validate.OneOf(["public", "gm", "player"]))
+    player_id = fields.String(metadata={"description": "For a player's token."})
+
+
 class GameSchema(Schema):
     game_id = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
     type = fields.String(required=True)
+    version = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(["signup", "running", "paused", "finished"]))
     seq = fields.Integer(required=True)
     head_hash = fields.String(required=True)
-    phase = fields.Dict(allow_none=True, required=True)
-    state = fields.Raw(allow_none=True, required=True)
-    result = fields.Raw(allow_none=True)
+    seed_commitment = fields.String(required=True, metadata={"description": "sha256 of the seed, published at "
+                                                                            "creation."})
+    seed = fields.String(metadata={"description": "Once the game is finished; to the GM at any time."})
+    options = fields.Dict(required=True, metadata={"description": "Options that fix secret draws read \"hidden\" "
+                                                                  "until the game ends (except to the GM)."})
+    deadlines = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                            metadata={"description": "Seconds per phase name."})
+    resolve_early = fields.Boolean(required=True)
+    created_at = fields.String(required=True)
+    players = fields.List(fields.Nested(GamePlayerSchema), required=True)
+    phase = fields.Nested(PhaseSchema, allow_none=True, required=True,
+                          metadata={"description": "Null before the start and after the end."})
+    state = fields.Raw(allow_none=True, required=True, metadata={"description": "The game's state as the caller "
+                                                                                "may see it (see /v1/game-types)."})
+    you = fields.Nested(YouSchema, required=True, metadata={"description": "Who the token says the caller is."})
+    result = fields.Raw(allow_none=True, metadata={"description": "Once the game is finished."})
 
 
 class HealthSchema(Schema):
