@@ -30,6 +30,34 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+class OutOfTime(RuntimeError):
+    """A part of the run used up its time box, or the run its budget: the run is incomplete."""
+
+
+@dataclass
+class Budget:
+    """The whole run's time budget (``arbiter bench`` must stay under ten minutes on two
+    cores): every wait that has no natural end takes its deadline from here."""
+
+    ends: float = float("inf")  # time.monotonic() at which the run must stop measuring
+
+    @classmethod
+    def of(cls, seconds: float) -> "Budget":
+        return cls(time.monotonic() + seconds)
+
+    def left(self) -> float:
+        return self.ends - time.monotonic()
+
+    def box(self, seconds: float) -> float:
+        """The deadline (monotonic) for a part that should take at most ``seconds``,
+        never later than the run's budget."""
+        return min(time.monotonic() + seconds, self.ends)
+
+    def check(self, what: str) -> None:
+        if self.left() <= 0:
+            raise OutOfTime(f"{what}: the run's time budget is used up")
+
+
 def child_env(settings: Settings, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(REDIS_URL=settings.redis_url, ARBITER_QUEUE_URL=settings.queue_url, ARBITER_QUEUE=settings.queue_name,
@@ -63,18 +91,19 @@ class Stack:
     workdir: Path
     redis: embedded_redis.EmbeddedRedis
     settings: Settings
+    budget: Budget = field(default_factory=Budget)
     processes: list[subprocess.Popen] = field(default_factory=list)
 
     @classmethod
     @contextmanager
-    def start(cls, workdir: Path, *, fsync: str = "everysec") -> Iterator["Stack"]:
+    def start(cls, workdir: Path, *, fsync: str = "everysec", budget: Budget | None = None) -> Iterator["Stack"]:
         """Redis as ``arbiter up`` runs it: AOF on, fsync every second (or as asked)."""
         workdir.mkdir(parents=True, exist_ok=True)
         server = embedded_redis.start(workdir / "redis", aof=True, fsync=fsync)
         base = server.url.rsplit("/", 1)[0]
         settings = Settings(redis_url=f"{base}/0", queue_url=f"{base}/1", queue_name="arbiter-bench",
                             admin_token=None, max_body_bytes=64 * 1024)
-        stack = cls(workdir, server, settings)
+        stack = cls(workdir, server, settings, budget or Budget())
         # Anything in this process that reads the environment (RQ jobs run in-process by
         # ``simulate``) must find this Redis, never a default one on 6379.
         saved = {name: os.environ.get(name) for name in ("REDIS_URL", "ARBITER_QUEUE_URL", "ARBITER_QUEUE")}
@@ -162,15 +191,47 @@ class Api:
 
     def worker_pids(self) -> list[int]:
         """gunicorn's worker processes (the children of its master)."""
-        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        return [int(p) for p in children.read_text().split()] if children.exists() else []
+        return children(self.process.pid)
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by gunicorn's master and workers: the server's side of a request."""
+        return cpu_seconds([self.process.pid, *self.worker_pids()])
 
 
 def rss_kib(pid: int) -> int:
+    return memory_kib(pid).get("VmRSS", 0)
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    """A process's resident memory now (VmRSS), its peak (VmHWM) and the anonymous part
+    (RssAnon: the heap, what a leak or a fragmented allocator grows), in KiB."""
+    figures = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+        name, _, rest = line.partition(":")
+        if name in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
+            figures[name] = int(rest.split()[0])
+    return figures
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time these processes have used so far (not their children's)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / ticks
+
+
+def children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    try:
+        return [int(p) for p in path.read_text().split()]
+    except OSError:
+        return []
 
 
 def quantile(values: list[float], q: float) -> float:

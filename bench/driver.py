@@ -10,9 +10,12 @@ from bench.common import ROOT
 
 
 def load(port: int, requests: list[dict[str, Any]], *, threads: int, duration: float, warmup: float = 1.0,
-         idempotency_prefix: str | None = None, max_requests: int | None = None) -> dict[str, Any]:
-    spec = {"port": port, "requests": requests, "threads": threads, "duration": duration, "warmup": warmup,
-            "idempotency_prefix": idempotency_prefix}
+         idempotency_prefix: str | None = None, max_requests: int | None = None, once: bool = False,
+         collect: bool = False) -> dict[str, Any]:
+    """One load run (see bench/load.py); ``once``: each request exactly once, ``collect``: with its reply."""
+    spec: dict[str, Any] = {"port": port, "requests": requests, "threads": threads, "duration": duration,
+                            "warmup": warmup, "idempotency_prefix": idempotency_prefix, "once": once,
+                            "collect": collect}
     if max_requests is not None:
         spec["max_requests"] = max_requests
     done = subprocess.run([sys.executable, "-m", "bench.load"], input=json.dumps(spec), capture_output=True,

@@ -64,7 +64,7 @@ def build(stack: Stack, length: int) -> dict[str, Any]:
             "refold_ms": refold_s * 1000, "cold_load_ms": cold_s * 1000}
 
 
-def run(stack: Stack, quick: bool) -> dict[str, Any]:
+def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     lengths = [100, 2_000] if quick else [100, 1_000, 10_000, 100_000]
     rounds = 1 if quick else 3
     duration = 0.5 if quick else 3.0
@@ -76,13 +76,13 @@ def run(stack: Stack, quick: bool) -> dict[str, Any]:
         for game in games if index % 2 == 0 else list(reversed(games)):
             request = {"method": "GET", "path": f"/v1/games/{game['game_id']}",
                        "headers": {"Authorization": f"Bearer {game['token']}"}}
-            result = load(api.port, [request], threads=threads, duration=duration,
-                          warmup=min(0.5, duration))
-            if result["ok"] != result["requests"] or not result["ok"]:
-                raise RuntimeError(f"reads of the {game['events']}-event game failed: {result['statuses']}")
-            say(f"  reads round {index + 1}, {game['events']:,} events: {result['rps']:.0f} req/s, "
-                f"p50 {result['latency_ms']['p50']:.2f} ms")
-            samples[game["events"]].append(result)
+            measured = load(api.port, [request], threads=threads, duration=duration,
+                            warmup=min(0.5, duration))
+            if measured["ok"] != measured["requests"] or not measured["ok"]:
+                raise RuntimeError(f"reads of the {game['events']}-event game failed: {measured['statuses']}")
+            say(f"  reads round {index + 1}, {game['events']:,} events: {measured['rps']:.0f} req/s, "
+                f"p50 {measured['latency_ms']['p50']:.2f} ms")
+            samples[game["events"]].append(measured)
     curve = []
     for game in games:
         runs = samples[game["events"]]
@@ -105,5 +105,5 @@ def run(stack: Stack, quick: bool) -> dict[str, Any]:
         row(f"without snapshots: fold {long['events']:,} events", long["refold_ms"], "ms", short["refold_ms"],
             long["refold_ms"] / short["refold_ms"], "report", None),
     ]
-    return {"curve": curve, "ratio": ratio, "ratios": ratios, "target": TARGET, "threads": threads,
-            "tail_after_snapshot": TAIL, "summary": summary}
+    result.update(curve=curve, ratio=ratio, ratios=ratios, target=TARGET, threads=threads,
+                  tail_after_snapshot=TAIL, summary=summary)

@@ -59,6 +59,8 @@ def plot(report: dict[str, Any], folder: Path) -> list[Path]:
             ys = [(i + 1) / len(ordered) for i in range(len(ordered))]
             ax.step(ordered, ys, where="post", label=label)
         ax.axvline(3.0, color="grey", linestyle="--", linewidth=1, label="target p99 < 3 s")
+        if max((max(s) for s in storm["lateness_samples"].values() if s), default=0) > 30:
+            ax.set_xscale("log")  # a stalled class would squash the others against the axis
         ax.set_xlabel("lateness after the deadline (s)")
         ax.set_ylabel("fraction of jobs done")
         ax.set_title(f"Deadline storm: {storm.get('games')} deadlines in one second, two workers")

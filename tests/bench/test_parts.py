@@ -1,0 +1,91 @@
+"""The bench's own bookkeeping: time budget, partial results, stall and failure detection.
+
+No timing is asserted here (benchmarks are not tests); these check that a failing or
+overrunning part is reported as such and never hides the figures measured before it.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import storm
+from bench.__main__ import main
+from bench.common import Budget, OutOfTime
+
+
+def test_budget_box_never_ends_after_the_run_budget() -> None:
+    budget = Budget.of(5.0)
+    assert budget.box(60.0) <= budget.ends
+    assert budget.box(1.0) < budget.ends
+    budget.check("still inside")  # does not raise
+
+
+def test_a_used_up_budget_stops_a_part_as_out_of_time() -> None:
+    with pytest.raises(OutOfTime, match="storm"):
+        Budget(ends=time.monotonic() - 1).check("storm")
+
+
+def test_a_run_whose_budget_is_used_up_fails_without_starting_anything(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    assert main(["--quick", "--only", "fold", "--budget", "0", "--out", str(out)]) == 1
+    report = json.loads(out.read_text())
+    assert report["errors"]["fold"].startswith("OutOfTime")
+
+
+def test_stats_count_unfinished_jobs_and_find_the_longest_pause() -> None:
+    due = 1000.0
+    done = [due + 1.0, due + 1.5, due + 6.5, due + 7.0]  # a 5 s pause after 1.5 s
+    stats = storm._stats(due, done, expected=6)
+    assert stats["unfinished"] == 2
+    assert stats["longest_pause_s"] == pytest.approx(5.0)
+    assert stats["longest_pause_after_s"] == pytest.approx(1.5)
+    assert stats["per_second"] == pytest.approx(4 / 6.0)  # first to last completion
+    assert stats["early"] == 0
+
+
+def test_stats_count_a_resolution_before_its_deadline_as_early() -> None:
+    assert storm._stats(100.0, [99.5, 101.0], expected=2)["early"] == 1
+
+
+def test_worker_log_scan_counts_each_failed_job_once(tmp_path: Path) -> None:
+    (tmp_path / "storm-fork-0.log").write_text(
+        "2026-11-22 14:52:55,007 rq.worker WARNING Worker storm-fork-0: job resolve-ga-1-at17 failed "
+        "(Work-horse terminated unexpectedly; waitpid returned 6 (signal 6); )\n"
+        "2026-11-22 14:52:55,007 rq.worker WARNING Work horse killed for job resolve-ga-1-at17: retpid=1, ret_val=6\n"
+        "2026-11-22 14:53:00,000 rq.worker ERROR Worker storm-fork-0: job resolve-gb-1: exception raised while "
+        "executing (workers.jobs.resolve_phase)\n"
+        "2026-11-22 14:53:01,000 arbiter.sweeper WARNING game gc phase 1 overdue by 5.2s: re-queued\n"
+        "2026-11-22 14:53:02,000 rq.worker INFO Worker storm-fork-0: arbiter-bench: Job OK (resolve-gd-1)\n")
+
+    class Workdir:
+        workdir = tmp_path
+
+    scan = storm._worker_logs(Workdir(), "fork")  # type: ignore[arg-type]
+    assert scan["failed_jobs"] == 2
+    assert scan["sweeper_requeues"] == 1
+
+
+def test_a_failing_worker_class_keeps_the_other_class_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    figures = {"count": 3, "per_second": 100.0, "early": 0, "longest_pause_s": 0.1, "unfinished": 0,
+               "lateness_s": {"p50": 1.0, "p99": 2.0, "max": 2.5}}
+
+    def one_class(_stack: Any, worker_class: str, _count: int, _quick: bool, entry: dict[str, Any],
+                  _samples: dict[str, list[float]]) -> None:
+        entry.update(noop=dict(figures), games=dict(figures), ratio=1.0, horses={"longest_horse_s": 0.0})
+        if worker_class == "fork":
+            raise storm.OutOfTime("fork: 900 of 1000 phases not resolved")
+
+    monkeypatch.setattr(storm, "_one_class", one_class)
+    monkeypatch.setattr(storm, "serializer_cost", lambda **_kw: {"json_us_per_job": 2.0, "pickle_us_per_job": 1.0})
+    result: dict[str, Any] = {}
+    with pytest.raises(RuntimeError, match="900 of 1000"):
+        storm.run(None, False, result)  # type: ignore[arg-type]
+    assert result["classes"]["simple"]["games"]["per_second"] == 100.0
+    assert "error" not in result["classes"]["simple"]
+    assert "900 of 1000" in result["classes"]["fork"]["error"]
+    measures = [line["measure"] for line in result["summary"]]
+    assert "storm: resolutions/s (simple)" in measures and "storm: resolutions/s (fork)" in measures
