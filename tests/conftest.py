@@ -10,6 +10,7 @@ from redis import Redis
 from service import embedded_redis
 from service.config import Settings
 from service.context import Context, use
+from tests.e2e.stack import Stack
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +38,17 @@ def ctx(settings: Settings) -> Iterator[Context]:
 
 
 # -- the --soak option and reliability figures (tests/faults, tests/security, tests/schema) ----
+
+@pytest.fixture()
+def stack(settings: Settings, tmp_path: Path) -> Iterator[Stack]:
+    """A live stack: gunicorn serving the API (workers are started by the test that needs them)."""
+    live = Stack(settings, tmp_path)
+    try:
+        live.start_api()
+        yield live
+    finally:
+        live.stop()
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--soak", action="store_true", default=False,

@@ -3,6 +3,7 @@ seconds, not at its deadline (freezegun clocks, a real RQ worker in burst mode).
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Callable
 
 import pytest
 from freezegun import freeze_time
@@ -30,12 +31,23 @@ def _swept(ctx: Context, game: Game) -> str | None:
     return dict(sweeper.sweep_once(ctx)).get(game.id)
 
 
-def test_an_early_resolution_whose_job_was_lost_is_requeued_within_seconds(api: Api, ctx: Context) -> None:
+def _everyone_bids(api: Api, game: Game) -> None:
+    for token in game.tokens.values():
+        assert api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=token)[0] == 202
+
+
+def _gm_says_now(api: Api, game: Game) -> None:
+    assert api.post(game.path("/actions"), {"type": "gm.resolve_now", "reason": "all in"}, token=game.gm)[0] == 202
+
+
+@pytest.mark.parametrize(("make_resolvable", "trigger"), [(_everyone_bids, "early"), (_gm_says_now, "gm")])
+def test_a_resolution_whose_job_was_lost_is_requeued_within_seconds(
+    api: Api, ctx: Context, make_resolvable: Callable[[Api, Game], None], trigger: str
+) -> None:
     game = new_game(api, deadlines={"bidding": 86400})
     moment = _deadline(api, game) - timedelta(hours=20)
     with freeze_time(moment):
-        for token in game.tokens.values():  # everyone has bid: the phase may resolve at once ...
-            assert api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=token)[0] == 202
+        make_resolvable(api, game)  # the phase may resolve at once ...
     ctx.queue_redis.flushdb()  # ... but its job is lost with the queue
     with freeze_time(moment + timedelta(seconds=1)):
         assert _swept(ctx, game) is None  # the job gets its grace period first
@@ -43,20 +55,7 @@ def test_an_early_resolution_whose_job_was_lost_is_requeued_within_seconds(api: 
         assert _swept(ctx, game) == "requeued"
         run_queued_jobs(ctx)
     outcomes = _outcomes(api, game)
-    assert len(outcomes) == 1 and outcomes[0]["data"]["trigger"] == "early"
-
-
-def test_a_lost_resolve_now_is_requeued_within_seconds(api: Api, ctx: Context, game: Game) -> None:
-    moment = _deadline(api, game) - timedelta(hours=1)
-    with freeze_time(moment):
-        status, _ = api.post(game.path("/actions"), {"type": "gm.resolve_now", "reason": "all in"}, token=game.gm)
-        assert status == 202
-    ctx.queue_redis.flushdb()
-    with freeze_time(moment + timedelta(seconds=sweeper.GRACE + 1)):
-        assert _swept(ctx, game) == "requeued"
-        run_queued_jobs(ctx)
-    outcomes = _outcomes(api, game)
-    assert len(outcomes) == 1 and outcomes[0]["data"]["trigger"] == "gm"
+    assert len(outcomes) == 1 and outcomes[0]["data"]["trigger"] == trigger
 
 
 def test_a_phase_nobody_has_finished_is_left_to_its_deadline(api: Api, ctx: Context, game: Game) -> None:
