@@ -84,6 +84,30 @@ def stop_group(process: subprocess.Popen, timeout: float = 15) -> None:
         process.wait(timeout=10)
 
 
+def stop_all(processes: list[subprocess.Popen], timeout: float = 15) -> None:
+    """``stop_group`` for several at once: all are asked together and share one grace
+    period (a worker whose work horse hangs otherwise costs its own 15 s, one after another)."""
+    for process in processes:
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+    for process in processes:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # whatever is left, a stuck work horse included
+        except ProcessLookupError:
+            pass
+        if process.poll() is None:
+            process.wait(timeout=10)
+
+
 @dataclass
 class Stack:
     """One benchmark's processes.  Use as ``with Stack.start(workdir) as stack:``."""
@@ -119,8 +143,7 @@ class Stack:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
-            for process in reversed(stack.processes):
-                stop_group(process)
+            stop_all(list(reversed(stack.processes)))
             server.stop()
 
     @property
@@ -141,10 +164,11 @@ class Stack:
         api.wait_ready(self.workdir / f"{name}.log")
         return api
 
-    def stop(self, process: subprocess.Popen) -> None:
-        stop_group(process)
-        if process in self.processes:
-            self.processes.remove(process)
+    def stop(self, *processes: subprocess.Popen) -> None:
+        stop_all(list(processes))
+        for process in processes:
+            if process in self.processes:
+                self.processes.remove(process)
 
     def worker(self, name: str, worker_class: str = "simple") -> subprocess.Popen:
         process = subprocess.Popen(

@@ -120,8 +120,7 @@ def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rou
                 rps[name].append(result["rps"])
                 say(f"  orders under {name}: {result['rps']:.0f} req/s")
     finally:
-        for api in apis.values():
-            stack.stop(api.process)
+        stack.stop(*(api.process for api in apis.values()))
     return {name: {"args": CONFIGS[name], "rps": spread(values)} for name, values in rps.items()}
 
 
@@ -144,8 +143,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     finally:
         stack.client.config_set("appendfsync", "everysec")
     result["summary"] = _summary(result)
-    stack.stop(real.process)
-    stack.stop(base.process)
+    stack.stop(real.process, base.process)
     if not quick:
         stack.budget.check("orders: gunicorn settings")
         result["gunicorn"] = compare_configs(stack, items, threads)

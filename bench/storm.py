@@ -31,7 +31,8 @@ TARGET_P99 = 3.0
 WORKERS = 2
 NOOP_BOX = 60.0     # 1,000 no-op jobs have taken 3-28 s here
 GAMES_BOX = 150.0   # 1,000 resolutions: 5-80 s when nothing hangs; JOB_TIMEOUT (120 s) is what a hang costs
-STALL = 30.0        # a work horse alive this long is stuck: a resolution takes 20-150 ms
+STALL = 30.0        # a work horse alive this long is stuck (a resolution takes 20-150 ms); this long
+                    # without one job or phase done, the storm has stalled and waiting on only burns the budget
 
 
 def _start_workers(stack: Stack, worker_class: str, settle: float = 2.0) -> list[Any]:
@@ -82,6 +83,24 @@ class HorseWatch:
                 "stuck_horses": stuck}
 
 
+class Progress:
+    """When to stop waiting for a storm: everything done, its time box over, or nothing
+    done for ``STALL`` seconds (a stall: the box would only measure how long it lasts)."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.waiting: int | None = None
+        self.since = time.monotonic()
+        self.stalled = False
+
+    def stop(self, waiting: int) -> bool:
+        now = time.monotonic()
+        if waiting != self.waiting:
+            self.waiting, self.since = waiting, now
+        self.stalled = waiting > 0 and now - self.since >= STALL
+        return waiting == 0 or self.stalled or now > self.limit
+
+
 def _stats(due: float, done: list[float], expected: int) -> dict[str, Any]:
     """Throughput from the first completion to the last (so the scheduler's release delay
     is in the lateness, not in the rate), lateness quantiles, and the longest pause."""
@@ -115,10 +134,10 @@ def noop_storm(stack: Stack, count: int, tag: str) -> dict[str, Any]:
                              result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL, job_timeout=JOB_TIMEOUT)
     if time.time() >= due:
         raise RuntimeError("scheduling the no-op jobs took longer than the margin before their deadline")
-    limit = stack.budget.box(NOOP_BOX)
-    while ctx.queue_redis.hlen(key) < count and time.monotonic() < limit:
+    progress = Progress(stack.budget.box(NOOP_BOX))
+    while not progress.stop(count - ctx.queue_redis.hlen(key)):
         time.sleep(0.2)
-    return _stats(due, [float(v) for v in ctx.queue_redis.hvals(key)], count)
+    return {**_stats(due, [float(v) for v in ctx.queue_redis.hvals(key)], count), "stalled": progress.stalled}
 
 
 def _setup_game(stack: Stack) -> tuple[Game, int]:
@@ -152,14 +171,13 @@ def game_storm(stack: Stack, count: int) -> dict[str, Any]:
         raise RuntimeError("moving the deadlines took longer than the margin before the storm")
     say(f"  {count} games set up in {setup_s:.1f}s; all deadlines at {deadline}")
     expected = {game.game_id: seq + 2 for game, seq in games}  # the extension, then the outcome
-    limit = stack.budget.box(GAMES_BOX)
+    progress = Progress(stack.budget.box(GAMES_BOX))
     while True:
         pipe = ctx.redis.pipeline(transaction=False)
         for game_id in expected:
             pipe.xlen(keys.events(game_id))
         lengths = pipe.execute()
-        waiting = sum(1 for (game_id, want), have in zip(expected.items(), lengths) if have < want)
-        if not waiting or time.monotonic() > limit:
+        if progress.stop(sum(1 for (game_id, want), have in zip(expected.items(), lengths) if have < want)):
             break
         time.sleep(0.25)
     time.sleep(1.0)  # let a duplicate resolution, if the platform made one, land before we count
@@ -177,7 +195,8 @@ def game_storm(stack: Stack, count: int) -> dict[str, Any]:
         # the phase, just before the conditional append.
         done.append(clock.parse(first[0]["at"]).timestamp())
     result = _stats(due, done, count - wrong)
-    result.update(setup_s=setup_s, duplicates=duplicates, not_as_expected=wrong, box_s=GAMES_BOX)
+    result.update(setup_s=setup_s, duplicates=duplicates, not_as_expected=wrong, box_s=GAMES_BOX,
+                  stalled=progress.stalled)
     return result
 
 
@@ -239,8 +258,8 @@ def _one_class(stack: Stack, worker_class: str, count: int, quick: bool, entry: 
         say(f"  no-op: {noop['per_second']:.0f} jobs/s, lateness p50 {noop['lateness_s']['p50']:.2f}s "
             f"p99 {noop['lateness_s']['p99']:.2f}s")
         if noop["unfinished"]:
-            raise OutOfTime(f"{noop['unfinished']} of {count} no-op jobs had not run after {NOOP_BOX:.0f} s "
-                            "(or the run's budget ran out)")
+            why = f"none ran for {STALL:.0f} s" if noop["stalled"] else f"{NOOP_BOX:.0f} s or the run's budget ran out"
+            raise OutOfTime(f"{noop['unfinished']} of {count} no-op jobs had not run ({why})")
         games = game_storm(stack, count)
         samples[f"{worker_class}: resolutions"] = games.pop("samples")
         entry["games"] = games
@@ -250,13 +269,13 @@ def _one_class(stack: Stack, worker_class: str, count: int, quick: bool, entry: 
             f"longest pause {games['longest_pause_s']:.1f}s")
     finally:
         entry["horses"] = watch.stop()
-        for process in processes:
-            stack.stop(process)
+        stack.stop(*processes)
         entry["worker_logs"] = _worker_logs(stack, worker_class)
     problems = []
     if games["unfinished"]:
-        problems.append(f"{games['unfinished']} of {count} phases not resolved within {GAMES_BOX:.0f} s "
-                        "(or the run's budget)")
+        why = (f"none for {STALL:.0f} s: stalled" if games["stalled"]
+               else f"not within {GAMES_BOX:.0f} s or the run's budget")
+        problems.append(f"{games['unfinished']} of {count} phases not resolved ({why})")
     if games["not_as_expected"] or games["duplicates"] or games["early"]:
         problems.append(f"{games['not_as_expected']} phases not resolved as expected, {games['duplicates']} "
                         f"resolved twice, {games['early']} before their deadline")
@@ -282,16 +301,24 @@ def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
                 f"< {TARGET_P99}", g["lateness_s"]["p99"] < TARGET_P99),
             row("storm: lateness max (simple)", g["lateness_s"]["max"], "s", n["lateness_s"]["max"]),
             row("storm: resolved before deadline", float(g["early"]), "phases", None, None, "= 0", g["early"] == 0),
+            row("storm: phases unresolved (simple)", float(g["unfinished"]), "phases", None, None, "= 0",
+                g["unfinished"] == 0),
         ]
     fork = result["classes"].get("fork", {})
     if "games" in fork:
         g, n = fork["games"], fork["noop"]
+        stuck = len(fork.get("horses", {}).get("stuck_horses", []))
+        how = "stalled" if g["stalled"] else "stopped"
         lines += [
             row("storm: resolutions/s (fork)", g["per_second"], "per s", n["per_second"], fork["ratio"], "report",
-                None, f"{g['count']} of {result['games']} resolved"),
-            row("storm: lateness p99 (fork)", g["lateness_s"]["p99"], "s", n["lateness_s"]["p99"], None, "report",
-                None, f"longest pause {g['longest_pause_s']:.1f} s; longest work horse "
-                      f"{fork['horses']['longest_horse_s']:.1f} s"),
+                None, f"{g['count']} of {result['games']} resolved" + (f" before {how}" if g["unfinished"] else "")),
+            row("storm: lateness p99 (fork)", None if g["unfinished"] else g["lateness_s"]["p99"], "s",
+                n["lateness_s"]["p99"], None, "report", None,
+                f"longest pause {g['longest_pause_s']:.1f} s; longest work horse "
+                f"{fork.get('horses', {}).get('longest_horse_s', 0):.1f} s"),
+            row("storm: phases unresolved (fork)", float(g["unfinished"]), "phases", None, None, "= 0",
+                g["unfinished"] == 0, f"{stuck} work horses stuck >= {STALL:.0f} s; "
+                f"{fork.get('worker_logs', {}).get('failed_jobs', 0)} jobs failed or timed out"),
         ]
     if "serializer" in result:
         s = result["serializer"]

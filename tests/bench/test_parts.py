@@ -51,6 +51,35 @@ def test_stats_count_a_resolution_before_its_deadline_as_early() -> None:
     assert storm._stats(100.0, [99.5, 101.0], expected=2)["early"] == 1
 
 
+class FakeClock:
+    """Stands in for ``time`` inside bench.storm: the test moves time, so no sleep and no flakiness."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_waiting_stops_when_nothing_is_done_for_the_stall_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(storm, "time", clock)
+    progress = storm.Progress(limit=clock.now + 600)
+    assert not progress.stop(10)
+    clock.now += storm.STALL - 1
+    assert not progress.stop(9)  # one more done: the stall clock starts again
+    clock.now += storm.STALL - 1
+    assert not progress.stop(9)
+    clock.now += 1
+    assert progress.stop(9) and progress.stalled
+
+
+def test_waiting_stops_when_everything_is_done_or_the_box_is_over() -> None:
+    assert storm.Progress(limit=time.monotonic() + 60).stop(0)
+    late = storm.Progress(limit=time.monotonic() - 1)
+    assert late.stop(5) and not late.stalled
+
+
 def test_worker_log_scan_counts_each_failed_job_once(tmp_path: Path) -> None:
     (tmp_path / "storm-fork-0.log").write_text(
         "2026-11-22 14:52:55,007 rq.worker WARNING Worker storm-fork-0: job resolve-ga-1-at17 failed "
@@ -71,7 +100,7 @@ def test_worker_log_scan_counts_each_failed_job_once(tmp_path: Path) -> None:
 
 def test_a_failing_worker_class_keeps_the_other_class_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     figures = {"count": 3, "per_second": 100.0, "early": 0, "longest_pause_s": 0.1, "unfinished": 0,
-               "lateness_s": {"p50": 1.0, "p99": 2.0, "max": 2.5}}
+               "stalled": False, "lateness_s": {"p50": 1.0, "p99": 2.0, "max": 2.5}}
 
     def one_class(_stack: Any, worker_class: str, _count: int, _quick: bool, entry: dict[str, Any],
                   _samples: dict[str, list[float]]) -> None:
