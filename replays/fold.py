@@ -6,6 +6,7 @@ Nothing here draws randomness: setup and outcomes are read from the events.
 """
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Callable
 
 from engines import registry
@@ -102,7 +103,7 @@ def _resolved(record: Record, event: Event) -> None:
 
 
 def _extended(record: Record, event: Event) -> None:
-    record["phase"]["deadline"] = event["data"]["deadline"]
+    record["phase"]["deadline"] = _deadline(event["data"]["deadline"])
 
 
 def _resolve_now(record: Record, event: Event) -> None:
@@ -110,15 +111,18 @@ def _resolve_now(record: Record, event: Event) -> None:
 
 
 def _paused(record: Record, event: Event) -> None:
+    remaining = event["data"]["remaining"]
+    if type(remaining) is not int or remaining < 0:
+        raise ValueError("remaining must be a whole number of seconds")
     record["status"] = "paused"
-    record["paused"] = {"remaining": event["data"]["remaining"]}
+    record["paused"] = {"remaining": remaining}
 
 
 def _resumed(record: Record, event: Event) -> None:
     record["status"] = "running" if record["engine"] is not None else "signup"
     record["paused"] = None
     if record["phase"] is not None:
-        record["phase"]["deadline"] = event["data"]["deadline"]
+        record["phase"]["deadline"] = _deadline(event["data"]["deadline"])
 
 
 def _ejected(record: Record, event: Event) -> None:
@@ -133,7 +137,17 @@ def _ejected(record: Record, event: Event) -> None:
 
 
 def _phase(spec: dict[str, Any]) -> dict[str, Any]:
-    return {"number": spec["number"], "name": spec["name"], "deadline": spec["deadline"], "forced": False}
+    if type(spec["number"]) is not int or not isinstance(spec["name"], str):
+        raise ValueError("a phase has a whole number and a name")
+    return {"number": spec["number"], "name": spec["name"], "deadline": _deadline(spec["deadline"]), "forced": False}
+
+
+def _deadline(value: Any) -> str:
+    """Deadlines are read by every later step (is an order on time? is the phase due?): one
+    that is not an ISO 8601 UTC instant must fail here, naming its event, not there as a 500."""
+    if not isinstance(value, str) or datetime.fromisoformat(value.replace("Z", "+00:00")).tzinfo is None:
+        raise ValueError("a deadline must be an ISO 8601 UTC timestamp")
+    return value
 
 
 FOLDS: dict[str, Callable[[Record, Event], None]] = {

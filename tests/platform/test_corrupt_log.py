@@ -19,6 +19,11 @@ CORRUPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "an order without its action": ("action.submitted", {"phase": 1}),
     "an event type no fold knows": ("player.vanished", {"player_id": "p1"}),
     "a deadline extension with no data": ("gm.extend_deadline", {}),
+    # Fold fine and break every later step unless the fold reads them: a deadline not a date.
+    "a deadline extension to a number": ("gm.extend_deadline", {"reason": "x", "phase": 1, "deadline": 5}),
+    "a deadline extension without a time zone": ("gm.extend_deadline", {"reason": "x", "phase": 1,
+                                                                        "deadline": "2030-01-01T00:00:00"}),
+    "a pause with a text for its time left": ("gm.pause", {"reason": "x", "remaining": "soon"}),
 }
 
 
