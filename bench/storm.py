@@ -340,7 +340,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
             _one_class(stack, worker_class, count, quick, entry, result["lateness_samples"])
         except Exception as exc:  # the other class still runs, and this one's figures stay
             entry["error"] = f"{type(exc).__name__}: {exc}"
-            errors.append(entry["error"])
+            errors.append(str(exc))
             say(f"  {worker_class}: {entry['error']}")
         result["summary"] = _summary(result)
     if errors:
