@@ -11,6 +11,7 @@ import logging
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
+from engines import registry
 from service.context import Context
 from workers import sweeper
 
@@ -27,9 +28,11 @@ def run(
     name: str | None = None,
 ) -> bool:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    # The sweeper thread gets connections and a game cache of its own: a forking worker
-    # copies this process while the thread may hold the cache's lock, and a work horse
-    # born with that lock held waits for it until the job times out.
+    # A forking worker copies this process while the sweeper thread may hold a lock, and a
+    # work horse born with a lock held waits for it until the job times out.  So the engines
+    # are imported now, before any thread (their registry loads under a lock), and the
+    # sweeper has connections and a game cache of its own.
+    registry.names()
     stop = sweeper.start_thread(Context(ctx.settings)) if with_sweeper and not burst else None
     worker = WORKER_CLASSES[worker_class](
         [ctx.queue], connection=ctx.queue_redis, serializer=JSONSerializer, name=name
