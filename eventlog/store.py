@@ -93,11 +93,15 @@ class EventStore:
     # -- reading -------------------------------------------------------------------
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
         """Events with seq > ``after``, oldest first."""
-        start = f"{after + 1}-0"
-        if limit is None:
-            entries = self.redis.xrange(keys.events(game_id), min=start)
-        else:
-            entries = self.redis.xrange(keys.events(game_id), min=start, count=limit)
+        return self.decode(self.queue_read(self.redis, game_id, after, limit))
+
+    @staticmethod
+    def queue_read(client: Any, game_id: str, after: int = 0, limit: int | None = None) -> Any:
+        """The XRANGE behind ``read``, on a client or queued on a pipeline; ``decode`` its reply."""
+        return client.xrange(keys.events(game_id), min=f"{after + 1}-0", count=limit)
+
+    @staticmethod
+    def decode(entries: list[Any]) -> list[Event]:
         return [orjson.loads(fields[b"e"]) for _id, fields in entries]
 
     def read_one(self, game_id: str, seq: int) -> Event | None:
@@ -126,7 +130,15 @@ class EventStore:
         return None if value is None else _text(value)
 
     def idempotent_answer(self, game_id: str, scope: str, key_digest: str) -> dict[str, Any] | None:
-        value = self.redis.get(keys.idempotency(game_id, scope, key_digest))
+        return self.decode_answer(self.queue_idempotent_answer(self.redis, game_id, scope, key_digest))
+
+    @staticmethod
+    def queue_idempotent_answer(client: Any, game_id: str, scope: str, key_digest: str) -> Any:
+        """The GET behind ``idempotent_answer``, on a client or queued on a pipeline; ``decode_answer`` its reply."""
+        return client.get(keys.idempotency(game_id, scope, key_digest))
+
+    @staticmethod
+    def decode_answer(value: bytes | None) -> dict[str, Any] | None:
         return None if value is None else orjson.loads(value)
 
 

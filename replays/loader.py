@@ -2,14 +2,19 @@
 
 Reading a game costs one XRANGE for the events since the last fold, however long its
 log; a snapshot is written every ``SNAPSHOT_EVERY`` events so a cold process folds at
-most that many.
+most that many.  ``load_with`` sends other reads a request needs (its token, an
+idempotency answer) in the same round trip as that XRANGE.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
 from threading import Lock
+from typing import Any, Callable
 
-from eventlog import snapshots
+import orjson
+
+from eventlog import keys, snapshots
+from eventlog.events import Event
 from eventlog.store import EventStore
 from replays.fold import Record, fold
 
@@ -26,12 +31,32 @@ class GameLoader:
 
     def load(self, game_id: str) -> Record | None:
         """The game's record as of its newest event, or None for an unknown game."""
+        return self.load_with(game_id, None)[0]
+
+    def load_with(self, game_id: str, also: Callable[[Any], None] | None) -> tuple[Record | None, list[Any]]:
+        """The record, and the replies to the reads ``also`` queued on a pipeline.
+
+        Those reads go out with the first read of the game (its tail when this process
+        has the game cached, else its snapshot), so they cost no round trip of their own."""
         with self._lock:
             base = self._cache.get(game_id)
+        pipe = self.store.redis.pipeline(transaction=False)
         if base is None:
-            base = snapshots.get(self.store.redis, game_id)
+            pipe.get(keys.snapshot(game_id))
+        else:
+            self.store.queue_read(pipe, game_id, after=base["seq"])
+        if also is not None:
+            also(pipe)
+        first, *replies = pipe.execute()
+        if base is None:
+            base = None if first is None else orjson.loads(first)
             self._snapped[game_id] = base["seq"] if base else 0
-        events = self.store.read(game_id, after=base["seq"] if base else 0)
+            events = self.store.read(game_id, after=base["seq"] if base else 0)
+        else:
+            events = self.store.decode(first)
+        return self._folded(game_id, base, events), replies
+
+    def _folded(self, game_id: str, base: Record | None, events: list[Event]) -> Record | None:
         if base is not None and events and events[0]["prev_hash"] != base["head_hash"]:
             base = None  # a stale or foreign snapshot: fold from scratch
             events = self.store.read(game_id)

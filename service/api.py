@@ -1,7 +1,7 @@
 """The /v1 routes: each reads the caller, delegates, and filters what goes back out."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from flask import Blueprint, current_app, request
 
@@ -10,7 +10,9 @@ from replays import audit as audits
 from replays.fold import FoldError, Record, apply, empty
 from replays.views import event_for, game_for, viewer_of
 from service import commands
-from service.auth import Caller, caller_for
+from engines.canonical import sha256_hex
+from service.appending import Prefetched
+from service.auth import Caller, TokenLookup, caller_for, scope_of
 from service.context import Context
 from service.errors import ApiError, corrupt_log, forbidden, not_found
 from service.http import client_address, int_arg, json_body, reply
@@ -30,13 +32,18 @@ def _caller(game_id: str) -> Caller:
 
 
 def _record(game_id: str) -> Record:
+    return _record_with(game_id, None)[0]
+
+
+def _record_with(game_id: str, also: Callable[[Any], None] | None) -> tuple[Record, list[Any]]:
+    """The record, and the replies to the reads ``also`` queued in the same round trip."""
     try:
-        record = ctx().loader.load(game_id) if _plausible(game_id) else None
+        record, replies = ctx().loader.load_with(game_id, also) if _plausible(game_id) else (None, [])
     except FoldError as exc:
         raise corrupt_log(game_id, exc.seq) from exc
     if record is None:
         raise not_found(f"No game {game_id!r}.")
-    return record
+    return record, replies
 
 
 def _plausible(game_id: str) -> bool:
@@ -122,10 +129,23 @@ def start(game_id: str) -> Any:
 
 @v1.post("/games/<game_id>/actions")
 def act(game_id: str) -> Any:
-    record = _record(game_id)
-    caller = _caller(game_id)
+    # The hot path: the game's tail, the token, its throttle count and the Idempotency-Key's
+    # stored answer are read in one round trip, then judged in the usual order.
+    store = ctx().store
+    lookup = TokenLookup(game_id, request.headers.get("Authorization"), client_address())
+    key = request.headers.get("Idempotency-Key")
+    key_digest = sha256_hex(key) if key and lookup.digest else None
+
+    def also(pipe: Any) -> None:
+        lookup.queue(pipe)
+        if key_digest:
+            store.queue_idempotent_answer(pipe, game_id, scope_of(lookup.digest), key_digest)  # the last reply
+
+    record, replies = _record_with(game_id, also)
+    caller = lookup.caller(store, replies)
     body = json_body()
-    status, answer = commands.act(ctx(), game_id, caller, body, request.headers.get("Idempotency-Key"), record)
+    prefetched = Prefetched(key_digest, store.decode_answer(replies[-1])) if key_digest else None
+    status, answer = commands.act(ctx(), game_id, caller, body, key, record, prefetched)
     return reply(answer, status)
 
 

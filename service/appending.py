@@ -41,6 +41,15 @@ class Plan:
     phase: int | None = None   # the phase this event belongs to, if it is meant for one
 
 
+@dataclass(frozen=True)
+class Prefetched:
+    """An Idempotency-Key's stored answer (None: nothing stored yet), read in the same
+    round trip as the record instead of a GET of its own."""
+
+    key_digest: str
+    answer: dict[str, Any] | None
+
+
 def resolve_early(ctx: Context, game_id: str, number: int, purpose: str) -> dict[str, Any]:
     """Plan hooks for an event after which phase ``number`` may resolve at once.
 
@@ -78,14 +87,21 @@ def append(
     idempotency_key: str | None = None,
     body: Any = None,
     first: Record | None = None,
+    prefetched: Prefetched | None = None,
 ) -> tuple[int, dict[str, Any]]:
     """``first``: a record the caller has just loaded, used for the first attempt instead
-    of loading it again (a stale one only costs a conflict and a retry)."""
+    of loading it again (a stale one only costs a conflict and a retry).  ``prefetched``:
+    the Idempotency-Key's stored answer, read with ``first``.  Either way a replay is
+    answered before anything is validated; one that races this request is caught by the
+    append script, which checks the key atomically."""
     key_digest = body_digest = None
     if idempotency_key and caller is not None and caller.token_digest:
         key_digest = sha256_hex(idempotency_key)
         body_digest = sha256_hex(_body_text(body))
-        prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
+        if prefetched is not None and prefetched.key_digest == key_digest:
+            prior = prefetched.answer
+        else:
+            prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
         if prior is not None:
             return _replayed(prior, body_digest)
     meant_for: int | None = None

@@ -40,11 +40,15 @@ class Caller:
 
     @property
     def scope(self) -> str:
-        """Idempotency keys are scoped per token."""
-        return self.token_digest[:32] if self.token_digest else "public"
+        return scope_of(self.token_digest)
 
 
 PUBLIC_CALLER = Caller("public")
+
+
+def scope_of(token_digest: str | None) -> str:
+    """Idempotency keys are scoped per token."""
+    return token_digest[:32] if token_digest else "public"
 
 
 def new_token() -> tuple[str, str]:
@@ -75,31 +79,56 @@ def bearer(header: str | None) -> str | None:
 
 
 def caller_for(store: EventStore, game_id: str, header: str | None, client: str = "-") -> Caller:
-    """Resolve the Authorization header for this game; no header means the public.
-
-    Failed attempts are counted per game and client address, so guessing is slowed
-    without letting one client lock the players out.
-    """
-    token = bearer(header)
-    if token is None:
-        return PUBLIC_CALLER
-    counter = f"{keys.bad_tokens(game_id)}:{client}"
-    wanted = digest(token)
-    # One round trip for the throttle count and the token (every authenticated request pays it).
+    """Resolve the Authorization header for this game; no header means the public."""
+    lookup = TokenLookup(game_id, header, client)
     pipe = store.redis.pipeline(transaction=False)
-    pipe.get(counter)
-    pipe.hget(keys.private(game_id), token_field(wanted))
-    count, raw = pipe.execute()
-    if count is not None and int(count) >= BAD_TOKEN_LIMIT:
-        raise ApiError(429, "too_many_bad_tokens", "Too many invalid tokens for this game; try again in a minute.")
-    if raw is None:
-        _count_bad(store, counter)
-        raise unauthorized("This token is not valid for this game.")
-    role = orjson.loads(raw)
-    if not hmac.compare_digest(role["digest"], wanted):
-        _count_bad(store, counter)
-        raise unauthorized("This token is not valid for this game.")
-    return Caller(role["role"], role.get("player_id"), wanted)
+    return lookup.caller(store, pipe.execute() if lookup.queue(pipe) else [])
+
+
+class TokenLookup:
+    """The token check in two halves, so its reads can share a round trip with others.
+
+    ``queue`` puts the throttle count and the token's stored role on a pipeline;
+    ``caller`` judges their replies.  Failed attempts are counted per game and client
+    address, so guessing is slowed without letting one client lock the players out.
+    A malformed header is refused by ``caller``, after whatever the request checks first.
+    """
+
+    def __init__(self, game_id: str, header: str | None, client: str = "-") -> None:
+        self.game_id = game_id
+        self.error: ApiError | None = None
+        try:
+            self.token = bearer(header)
+        except ApiError as exc:
+            self.token, self.error = None, exc
+        self.digest = digest(self.token) if self.token is not None else None
+        self.counter = f"{keys.bad_tokens(game_id)}:{client}"
+        self.queued = 0
+
+    def queue(self, pipe: Any) -> int:
+        """Queue the reads; returns how many replies ``caller`` expects first in its list."""
+        if self.digest is not None:
+            pipe.get(self.counter)
+            pipe.hget(keys.private(self.game_id), token_field(self.digest))
+            self.queued = 2
+        return self.queued
+
+    def caller(self, store: EventStore, replies: list[Any]) -> Caller:
+        if self.error is not None:
+            raise self.error
+        if self.digest is None:
+            return PUBLIC_CALLER
+        count, raw = replies[: self.queued]
+        if count is not None and int(count) >= BAD_TOKEN_LIMIT:
+            raise ApiError(429, "too_many_bad_tokens", "Too many invalid tokens for this game; try again in a minute.")
+        if raw is None:
+            _count_bad(store, self.counter)
+            raise unauthorized("This token is not valid for this game.")
+        role = orjson.loads(raw)
+        if not hmac.compare_digest(role["digest"], self.digest):
+            _count_bad(store, self.counter)
+            raise unauthorized("This token is not valid for this game.")
+        return Caller(role["role"], role.get("player_id"), self.digest)
 
 
 def _count_bad(store: EventStore, key: str) -> None:
