@@ -24,7 +24,6 @@ Viewers are a player id, ``GM`` or ``PUBLIC`` (None).
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
@@ -175,11 +174,14 @@ class Engine:
         raise NotImplementedError
 
     def eject(self, state: State, player_id: str) -> State:
-        """Remove a player by GM ruling; the default marks them ejected in ``state``."""
-        new = copy.deepcopy(state)
-        new.setdefault("ejected", [])
-        if player_id not in new["ejected"]:
-            new["ejected"].append(player_id)
+        """Remove a player by GM ruling; the default marks them ejected in ``state``.
+
+        Like every step it returns a new state and shares what it does not change.
+        """
+        new = dict(state)
+        ejected = new.setdefault("ejected", [])
+        if player_id not in ejected:
+            new["ejected"] = [*ejected, player_id]
         return new
 
     # -- what people see -------------------------------------------------------

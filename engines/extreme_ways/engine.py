@@ -6,7 +6,7 @@ Candidate is tied and someone may vote.  State is plain JSON; see ``initial_stat
 """
 from __future__ import annotations
 
-import copy
+import functools
 
 from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, State, Viewer
@@ -120,14 +120,14 @@ class ExtremeWays(Engine):
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
         ids = [p["id"] for p in players]
         # A log recorded before an option existed plays under that option's default.
-        options = {**roundtrip(OptionsSchema().load({})), **options}
+        options = {**_option_defaults(), **options}
         garnets = {p["id"]: int((p.get("fields") or {}).get("garnets", 0)) for p in players}
-        return {
-            "options": copy.deepcopy(options),
+        return {  # shares the options' and setup's parts: nothing in a state is ever mutated
+            "options": options,
             "players": ids,
             "names": {p["id"]: p["name"] for p in players},
             "ejected": [],
-            "rounds": copy.deepcopy(setup["public"]["rounds"]),
+            "rounds": setup["public"]["rounds"],
             # true moves and packet splits; packets are derived (rules.round_packets)
             "secret_rounds": [
                 {"round": s["round"], "true": dict(s["true"]), "split": dict(s["split"])}
@@ -189,12 +189,12 @@ class ExtremeWays(Engine):
 
     def eject(self, state: State, player_id: str) -> State:
         """GM ruling: the player leaves; their open order and vote are dropped, they stop moving."""
-        new = copy.deepcopy(state)
-        if player_id not in new["ejected"]:
-            new["ejected"].append(player_id)
-        new["bids"].pop(player_id, None)
-        new["moves"].pop(player_id, None)
-        new["votes"].pop(player_id, None)
+        new = dict(state)  # only what changes is copied: states are never mutated
+        if player_id not in state["ejected"]:
+            new["ejected"] = [*state["ejected"], player_id]
+        for key in ("bids", "moves", "votes"):
+            new[key] = dict(state[key])
+            new[key].pop(player_id, None)
         return new
 
     # -- what people see ---------------------------------------------------------
@@ -222,6 +222,13 @@ class ExtremeWays(Engine):
         if actor == GM:
             return None
         return bots.bot_action(state, actor, self.phase(state), rng)
+
+
+@functools.lru_cache(maxsize=1)
+def _option_defaults() -> JSON:
+    """Every option's default (loading the schema costs more than the rest of a game's start).
+    Callers spread it into a new dict and never change it."""
+    return roundtrip(OptionsSchema().load({}))
 
 
 ENGINE = ExtremeWays()

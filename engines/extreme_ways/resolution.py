@@ -159,19 +159,23 @@ def _resolve_ec_vote(state: State, rng: Rng) -> JSON:
 
 
 def apply_outcome(state: State, outcome: JSON) -> State:
-    """Fold a recorded outcome into the state, reading it only (never re-drawing)."""
-    new = copy.deepcopy(state)
+    """Fold a recorded outcome into the state, reading it only (never re-drawing).
+
+    A new state that shares every part it does not change with ``state`` (and the parts it
+    takes whole with ``outcome``): states are never mutated, so nothing needs copying, and a
+    fold of a long game no longer copies the whole state at every resolution.
+    """
+    new = dict(state)
     public = outcome["public"]
     if public["phase"] == "bidding":
+        gold, packets_won = dict(state["gold"]), dict(state["packets_won"])
         for p, mine in outcome["private"].items():
-            new["gold"][p] = mine["gold"]
+            gold[p] = mine["gold"]
             if mine["packet"] is not None:
-                new["packets_won"][p].append(
-                    {"round": mine["round"], "packet": mine["packet"], "paid": mine["paid"],
-                     "contents": copy.deepcopy(mine["contents"])}
-                )
-        new["auctions"].append(
-            {"public": copy.deepcopy(public), "secret": copy.deepcopy(outcome["secret"])})
+                packets_won[p] = [*packets_won[p], {"round": mine["round"], "packet": mine["packet"],
+                                                    "paid": mine["paid"], "contents": mine["contents"]}]
+        new["gold"], new["packets_won"] = gold, packets_won
+        new["auctions"] = [*state["auctions"], {"public": public, "secret": outcome["secret"]}]
         new["bids"] = {}
         new["round"] += 1
         if new["round"] > len(new["rounds"]):
@@ -179,14 +183,17 @@ def apply_outcome(state: State, outcome: JSON) -> State:
     elif public["phase"] == "moving":
         new["played"] = {"choices": {p: mine["options"] for p, mine in outcome["private"].items()},
                          "randomised": {p: mine["randomised"] for p, mine in outcome["private"].items()},
-                         "paths": copy.deepcopy(outcome["secret"]["paths"])}
+                         "paths": outcome["secret"]["paths"]}
         new["garnets"] = dict(outcome["secret"]["garnets"])
-        new["results"] = {
-            k: copy.deepcopy(v) for k, v in public.items() if k not in ("phase", "elimination")}
-        new["elimination"] = copy.deepcopy(public["elimination"])
+        new["results"] = {k: v for k, v in public.items() if k not in ("phase", "elimination")}
+        new["elimination"] = public["elimination"]
         new["stage"] = "ec_vote" if new["elimination"]["voters"] else "over"
     elif public["phase"] == "ec_vote":
-        new["elimination"].update(ec=public["ec"], decided_by=public["decided_by"],
-                                  tally=dict(public["tally"]), votes=dict(outcome["secret"]["votes"]))
+        elimination = state["elimination"]
+        if type(elimination) is dict:  # anything else (a tampered log) fails on update, as it always did
+            elimination = dict(elimination)
+        elimination.update(ec=public["ec"], decided_by=public["decided_by"],
+                           tally=dict(public["tally"]), votes=dict(outcome["secret"]["votes"]))
+        new["elimination"] = elimination
         new["stage"] = "over"
     return new

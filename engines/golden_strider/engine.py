@@ -132,11 +132,11 @@ class GoldenStrider(Engine):
         new = dict(state)  # shallow: only the order book changes, history is shared
         if action["type"] == "play":
             runner = orders.find_runner(state, actor, action.get("runner"))
-            new["orders"] = {**state["orders"], runner["id"]: copy.deepcopy(action)}
+            new["orders"] = {**state["orders"], runner["id"]: action}
         elif action["type"] == "accuse":
             new["accusations"] = {**state["accusations"], actor: _accused_id(state, action.get("runner"))}
         else:
-            new["algorithms"] = {**state["algorithms"], actor: copy.deepcopy(action["algorithm"])}
+            new["algorithms"] = {**state["algorithms"], actor: action["algorithm"]}
         return new
 
     # -- resolution ----------------------------------------------------------------
@@ -149,7 +149,7 @@ class GoldenStrider(Engine):
             }
             return race.resolve_round(state, plans)
         if state["stage"] == "accusation":
-            done = copy.deepcopy(state)
+            done = {**state, "accusations": dict(state["accusations"])}
             for player in state["players"]:
                 if player["id"] not in state["ejected"]:
                     done["accusations"].setdefault(player["id"], None)
@@ -161,20 +161,23 @@ class GoldenStrider(Engine):
         public = outcome["public"]
         if state["stage"] == "round":
             return _after_race(race.apply_round(state, outcome))
-        new = copy.deepcopy(state)
+        new = dict(state)  # shares what it does not change: states are never mutated
         if state["stage"] == "accusation":
-            new["accusations"] = copy.deepcopy(public["accusations"])
-            new["result"] = copy.deepcopy(public["result"])
+            new["accusations"] = public["accusations"]
+            new["result"] = public["result"]
             new["stage"] = "over"
             return new
-        new["algorithms"] = copy.deepcopy(public["algorithms"])
+        new["algorithms"] = public["algorithms"]
         for entry in public["rounds"]:
             new = race.apply_round(new, {"public": entry})
         return _after_race(new)
 
     def eject(self, state: State, player_id: str) -> State:
         """GM ruling: the player's runners are withdrawn; the race goes on without them."""
-        new = super().eject(state, player_id)
+        new = super().eject(state, player_id)  # a new state: copy what changes below, share the rest
+        new["runners"] = [dict(runner) for runner in state["runners"]]
+        for key in ("orders", "accusations", "algorithms"):
+            new[key] = dict(state[key])
         for runner in new["runners"]:
             if runner["owner"] == player_id:
                 runner["withdrawn"] = True

@@ -5,7 +5,6 @@ plans; ``apply_round`` only reads those rows, so a replay never recomputes the r
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from engines.golden_strider import rules
@@ -130,8 +129,11 @@ def _run_card(
 
 def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
     """Fold a recorded round: new hands, squares, positions and restitution owed."""
+    # A new state sharing what it does not change (states are never mutated): only the
+    # runners are copied, as they are updated in place below.  "history" is taken out and
+    # put back last, which is where it has always been after a round.
     new = {key: value for key, value in state.items() if key != "history"}
-    new = copy.deepcopy(new)  # the history is shared, never edited: only appended to
+    new["runners"] = [dict(runner) for runner in new["runners"]]
     public = outcome["public"]
     drugs = outcome.get("secret", {}).get("drugs", {})
     by_id = {r["id"]: r for r in new["runners"]}
@@ -144,7 +146,7 @@ def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any
         if used:
             runner["drug"] = used["drug"]
             runner["boost_used"] = runner.get("boost_used", False) or used["boost"] > 0
-    new["history"] = [*state["history"], {"round": public["round"], "rows": copy.deepcopy(public["rows"])}]
+    new["history"] = [*state["history"], {"round": public["round"], "rows": public["rows"]}]
     new["orders"] = {}
     new["round"] = public["round"] + 1
     if public["over"]:

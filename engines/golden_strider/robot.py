@@ -106,7 +106,7 @@ def run_race(state: dict[str, Any]) -> dict[str, Any]:
 
     A robot with no algorithm starts on the default cards and is played by rule 13.
     """
-    work = copy.deepcopy(state)
+    work = state  # apply_round returns a new state each round and never changes the one it is given
     algorithms = {p: copy.deepcopy(a) for p, a in state["algorithms"].items()}
     default_cards = state["options"]["default_cards"]
     rounds = []

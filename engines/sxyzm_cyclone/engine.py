@@ -146,7 +146,7 @@ class SxyzmCyclone(Engine):
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
         """Record the turn order; it is played when the turn resolves (a new order replaces it)."""
-        new = copy.deepcopy(state)
+        new = dict(state)  # only the order changes; the rest is shared (states are never mutated)
         new["order"] = [{"cube": m["cube"], "toward": m["toward"]} for m in action["moves"]]
         return new
 
@@ -193,7 +193,7 @@ class SxyzmCyclone(Engine):
     def apply_outcome(self, state: State, outcome: JSON) -> State:
         """Replay the recorded moves and open the recorded next turn (no draws here)."""
         public = outcome["public"]
-        new = copy.deepcopy(state)
+        new = {**state, **rules.working_copy(state)}  # the board is played on a copy; the rest is shared
         for effect in public["moves"]:
             rules.play_move(new, public["colour"], {"cube": effect["cube"], "toward": effect["toward"]})
         new["order"] = None

@@ -7,7 +7,6 @@ they are given; everything else only reads.
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from engines.sxyzm_cyclone.board import (
@@ -33,8 +32,14 @@ RULE_ALL_ACTIONS = "every action must be used"
 
 
 def working_copy(state: State) -> State:
-    """A copy of just the parts of the state the rule functions read and change."""
-    return copy.deepcopy({k: state[k] for k in ("spaces", "bases", "colours", "path_length")})
+    """A copy of just the parts of the state the rule functions read and change.
+
+    ``play_move`` replaces stacks rather than editing them, so the stacks are shared; the
+    base lists it edits in place are copied; colours and the path length are only read.
+    """
+    return {"spaces": dict(state["spaces"]),
+            "bases": {colour: list(inside) for colour, inside in state["bases"].items()},
+            "colours": state["colours"], "path_length": state["path_length"]}
 
 
 def locate(state: State, cube: str) -> tuple[str, int | None]:

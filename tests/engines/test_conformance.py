@@ -87,6 +87,32 @@ def test_apply_never_mutates_its_input(engine: Engine, case: dict, seed: str) ->
 
 
 @pytest.mark.parametrize("engine,case,seed", CASES)
+def test_no_step_changes_anything_it_was_given_or_any_earlier_state(engine: Engine, case: dict, seed: str) -> None:
+    """Steps share what they do not change with the state before them (the fold copies nothing), so no
+    apply, resolve, eject or view may change a state, order or outcome it was given, however long ago.
+    Unlike the driver, this chains the engine's own outputs, never a round-tripped copy."""
+    played = _play(engine, case, seed)
+    given = repr(played.records)
+    state = engine.initial_state(played.options, played.players, played.setup)
+    states = [(state, repr(state))]
+    for record in played.records:
+        if record["kind"] == "action":
+            state = engine.apply_action(state, record["actor"], record["action"])
+        else:
+            engine.resolve(state, Rng(seed, "phase", record["number"]))
+            state = engine.apply_outcome(state, record["outcome"])
+        for viewer in [PUBLIC, GM] + [p["id"] for p in played.players]:
+            engine.view(state, viewer)
+        states.append((state, repr(state)))
+    for state, _ in (states[len(states) // 2], states[-1]):
+        for player in played.players:
+            state = engine.eject(state, player["id"])
+    assert repr(played.records) == given, "a step changed an order or outcome it was given"
+    for index, (state, then) in enumerate(states):
+        assert repr(state) == then, f"the state after step {index} was changed by a later step"
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
 def test_engine_output_is_already_what_storage_gives_back(engine: Engine, case: dict, seed: str) -> None:
     """The driver round-trips every state before the other checks, which would hide a tuple (or an int key, a set,
     a float) that live play keeps but a replay from stored JSON does not: here setup, initial_state, every
