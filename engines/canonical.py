@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import operator
+from itertools import chain, compress, repeat
 from typing import Any
 
 import orjson
@@ -39,12 +40,71 @@ def _check(value: Any, path: str = "$") -> None:
 
 def canonical_json(value: Any) -> str:
     """Serialise plain data to its canonical text; raises NotCanonical on anything else."""
+    fast = _fast_canonical(value)
+    if fast is not None:
+        return fast.decode("utf-8")
     _check(value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def canonical_bytes(value: Any) -> bytes:
+    """``canonical_json(value)`` as UTF-8 (what is hashed)."""
+    fast = _fast_canonical(value)
+    if fast is not None:
+        return fast
     return canonical_json(value).encode("utf-8")
+
+
+def plain_canonical_bytes(value: Any) -> bytes | None:
+    """``canonical_bytes(value)`` for plain data (the usual case), None where only the slow path can tell
+    (what it gives, or which error it raises)."""
+    return _fast_canonical(value)
+
+
+def same_canonical(a: Any, b: Any) -> bool:
+    """``canonical_json(a) == canonical_json(b)``, raising where that raises."""
+    fast_a = _fast_canonical(a)
+    fast_b = _fast_canonical(b) if fast_a is not None else None
+    if fast_b is not None:
+        return fast_a == fast_b
+    return canonical_json(a) == canonical_json(b)
+
+
+# orjson writes exactly the bytes of the canonical text for the plain JSON types -- the same
+# escapes (only '"', backslash and U+0000-U+001F), the same key order (code points), the same
+# separators; tested over every code point in tests/engines/test_canonical.py -- at several times
+# the speed.  It is used only where that holds: data made of exactly dict, list, tuple, str, int,
+# bool and None (no float, no subclass), that orjson takes (64-bit ints, valid UTF-8, nesting
+# within its limit).  Anything else takes the json.dumps path, with its checks and errors.
+_ORJSON_CANONICAL = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
+                     | orjson.OPT_PASSTHROUGH_DATETIME)
+
+
+def _fast_canonical(value: Any) -> bytes | None:
+    """The canonical bytes from orjson, or None where they might differ (then the json path decides)."""
+    try:
+        text = orjson.dumps(value, option=_ORJSON_CANONICAL)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+    return text if _plain(value) else None
+
+
+def _plain(value: Any) -> bool:
+    """Made only of exactly dict, list, tuple, str, int, bool and None (orjson has taken it: no cycles)."""
+    todo = [value]
+    pop, extend = todo.pop, todo.extend
+    while todo:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            extend(item.values())  # keys: orjson takes only exactly str
+        elif kind is list or kind is tuple:
+            extend(item)
+        else:
+            return False
+    return True
 
 
 def sha256_hex(data: str | bytes) -> str:
@@ -64,8 +124,10 @@ def roundtrip(value: Any) -> Any:
 
 
 _ORJSON_INTS = range(-(2**63), 2**64)  # what orjson can write; anything wider fails the round trip
+_ORJSON_NESTING = 254  # containers within containers that orjson.dumps writes; one more fails
 _MISSING = object()
 _STR = {str}
+_SMALL = 8  # a new dict of this many keys or fewer costs orjson less than a walk
 
 
 def roundtrip_reusing(value: Any, base: Any) -> Any:
@@ -93,28 +155,32 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
         return value if value in _ORJSON_INTS else _roundtrip_at(value, depth)
     if kind is bool or value is None:
         return value
-    if kind is dict and type(base) is dict and _walkable_keys(value, base) and _shares_a_child(value, base):
-        out = {}
-        depth += 1
-        for key in sorted(value):
-            item, old = value[key], base.get(key, _MISSING)
-            out[key] = item if item is old else _reuse(item, old, depth)
-        return out
-    if kind is list and type(base) is list and any(map(operator.is_, value, base)):
-        size, depth = len(base), depth + 1
-        return [item if i < size and item is base[i] else _reuse(item, base[i] if i < size else _MISSING, depth)
-                for i, item in enumerate(value)]
-    return _roundtrip_at(value, depth)  # new, not a container both have, or a float, tuple ...: orjson itself
-
-
-def _walkable_keys(value: dict[Any, Any], base: dict[Any, Any]) -> bool:
-    """Keys that orjson takes as they are: exactly str, valid UTF-8 (base's keys are already)."""
-    return set(map(type, value)) <= _STR and all(map(_utf8, value.keys() - base.keys()))
-
-
-def _shares_a_child(value: dict[str, Any], base: dict[str, Any]) -> bool:
-    """Worth walking: a dict none of whose values come from ``base`` is cheaper for orjson whole."""
-    return any(map(operator.is_, value.values(), map(base.get, value)))
+    if kind is dict and type(base) is dict:
+        if len(value) == len(base) and all(map(operator.is_, value, base)):
+            # The usual step, dict(base) with a few values replaced: its keys are base's own (sorted,
+            # valid), in base's order.  Copy base (in C) and redo only the values that are not base's.
+            changed = list(compress(base, map(operator.is_not, value.values(), base.values())))
+            if len(changed) < len(base):
+                out = dict(base)
+                for key in changed:
+                    out[key] = _reuse(value[key], base[key], depth + 1)
+                return out
+        elif len(value) > _SMALL and set(map(type, value)) <= _STR and all(map(_utf8, value.keys() - base.keys())):
+            # Keys added or removed (exactly str and valid UTF-8, as orjson takes them): walk in sorted order.
+            keys = sorted(value)
+            items, olds, depth = map(value.__getitem__, keys), map(base.get, keys, repeat(_MISSING)), depth + 1
+            return {key: item if item is old else _reuse(item, old, depth) for key, item, old in zip(keys, items, olds)}
+    elif kind is list and type(base) is list:
+        # The usual step: an item appended or replaced.  Items that are base's are taken as they are.
+        changed = list(compress(range(len(value)), map(operator.is_not, value, base)))
+        if len(changed) < min(len(value), len(base)):
+            out = list(value)
+            for index in chain(changed, range(len(base), len(value))):
+                out[index] = _reuse(value[index], base[index] if index < len(base) else _MISSING, depth + 1)
+            return out
+    # New, not a container both have, a float, a tuple, or a container none of whose items come from
+    # base (cheaper for orjson whole than walked): orjson itself.
+    return _roundtrip_at(value, depth)
 
 
 def _utf8(text: str) -> bool:
@@ -126,7 +192,14 @@ def _utf8(text: str) -> bool:
 
 
 def _roundtrip_at(value: Any, depth: int) -> Any:
-    """``value`` round-tripped as if ``depth`` containers held it, which orjson's nesting limit counts."""
+    """``value`` round-tripped as if ``depth`` containers held it: orjson's nesting limit counts from the top."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        pass  # the error to raise is the one it gives where it sits: below
+    else:
+        if len(text) // 2 + depth <= _ORJSON_NESTING:  # a level of nesting takes two bytes: within the limit
+            return orjson.loads(text)
     for _ in range(depth):
         value = [value]
     value = orjson.loads(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))

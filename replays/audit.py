@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from engines.canonical import canonical_json, roundtrip, sha256_hex
+from engines.canonical import roundtrip, same_canonical, sha256_hex
 from engines.contract import RuleError
 from engines.rng import Rng
 from eventlog.events import Event, chain_break
-from replays.fold import (FoldError, Record, apply, check_envelope, empty, engine_for, envelope_problem,
-                          players_for_engine)
+from replays.fold import (CANONICAL_AFTER, FoldError, Record, apply, check_envelope, empty, engine_for,
+                          envelope_problem, players_for_engine)
 
 EXPORT_FORMAT = "arbiter-export/1"
 
@@ -24,6 +24,7 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
     if broken:
         divergences.append({**broken, "check": "hash_chain"})
     record: Record = empty()
+    base: Record | None = None  # the latest canonical record, which the next one shares most of (fold.apply)
     checked = 0
     for position, event in enumerate(events, start=1):
         if broken and position >= broken["seq"]:
@@ -35,7 +36,7 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
             break
         problem = _guarded(_recompute, record, event, seed)
         try:
-            folded = apply(record, event)
+            folded = apply(record, event, base)
         except FoldError as exc:
             folded = None
             fold_error = exc
@@ -51,6 +52,8 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
             divergences.append({"seq": fold_error.seq, "check": "fold", "problem": fold_error.message})
             break  # nothing after an event that does not fit the game can be folded
         record = folded
+        if event["type"] in CANONICAL_AFTER:
+            base = record
     if seed is not None and record.get("seed_commitment") and sha256_hex(seed) != record["seed_commitment"]:
         divergences.insert(0, {"seq": 1, "check": "seed",
                                "problem": "the seed does not match the published commitment"})
@@ -117,7 +120,7 @@ def _follows(after: Record, event: Event) -> str:
 
 
 def _same(a: Any, b: Any) -> bool:
-    return canonical_json(a) == canonical_json(b)
+    return same_canonical(a, b)
 
 
 def export(record: Record, events: list[Event]) -> dict[str, Any]:

@@ -27,10 +27,20 @@ class FoldError(Exception):
 
 
 def engine_for(record: Record) -> Engine:
-    engine = registry.get(record["type"], record["version"])
+    key = (record["type"], record["version"])
+    engine = _ENGINES.get(key) if type(key[0]) is str and type(key[1]) is str else None
     if engine is None:
-        raise FoldError(1, f"no engine {record['type']} version {record['version']}")
+        engine = registry.get(record["type"], record["version"])
+        if engine is None:
+            raise FoldError(1, f"no engine {record['type']} version {record['version']}")
+        if type(key[0]) is str and type(key[1]) is str:
+            _ENGINES[key] = engine
     return engine
+
+
+# Every event of a fold asks for its game's engine: found in the registry once, then here.
+# An engine registered under a name and version is that engine for good.
+_ENGINES: dict[tuple[str, str], Engine] = {}
 
 
 def empty() -> Record:

@@ -1,12 +1,18 @@
-"""``roundtrip_reusing`` must be ``roundtrip`` exactly, only cheaper: the fold trusts it with every record."""
+"""The fast paths of engines.canonical must be the slow ones exactly, errors included: ``roundtrip_reusing``
+is ``roundtrip`` (the fold trusts it with every record), and orjson's canonical bytes are json.dumps's (they
+are hashed: docs/architecture.md)."""
 from __future__ import annotations
 
+import enum
+import json
 import random
+import uuid
 from typing import Any
 
 import pytest
 
-from engines.canonical import roundtrip, roundtrip_reusing
+from engines.canonical import (_check, canonical_bytes, canonical_json, roundtrip, roundtrip_reusing,
+                               same_canonical)
 
 # Values a tampered log or a careless engine could put where a step changes the state:
 # each makes orjson fail in its own way, or comes back other than it went in.
@@ -88,9 +94,64 @@ def test_a_part_nested_past_orjsons_limit_fails_as_the_whole_round_trip_does() -
 
 
 def test_what_is_shared_with_the_base_is_taken_from_it_and_the_rest_is_new() -> None:
-    base = roundtrip({"big": [[i, str(i)] for i in range(50)], "small": {"n": 1}})
-    value = {"small": {"n": 2}, "big": base["big"]}
-    result = roundtrip_reusing(value, base)
-    assert result["big"] is base["big"]
-    assert result["small"] is not value["small"] and result == {"big": base["big"], "small": {"n": 2}}
-    assert list(result) == ["big", "small"]
+    base = roundtrip({"big": [[i, str(i)] for i in range(50)], **{f"k{i}": {"n": i} for i in range(10)}})
+    same_keys = {**base, "k3": {"n": -3}}
+    new_keys = {"added": [1], **{key: item for key, item in base.items() if key != "k5"}}
+    for value in (same_keys, new_keys):
+        result = roundtrip_reusing(value, base)
+        assert repr(result) == repr(roundtrip(value))
+        assert result["big"] is base["big"] and result["k4"] is base["k4"]
+    assert roundtrip_reusing(same_keys, base)["k3"] is not same_keys["k3"]
+
+
+def _reference_json(value: Any) -> str:
+    """The canonical text as the spec defines it (docs/architecture.md), the slow way."""
+    _check(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class _Text(str):
+    pass
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+CANONICAL_CASES: list[Any] = [
+    *AWKWARD, {"a": 1.0}, [1, [2, [3, 0.5]]], {"k": _Text("subclass")}, _Text("top"), {_Text("key"): 1},
+    {"k": _Colour.RED}, {"k": uuid.UUID(int=1)}, {"k": {1, 2}}, {"k": b"bytes"}, ["\ud800"], {"\ud800": 0},
+    {"é": "ü", "e": "\x00\x1f\x7f\u2028\u2029\"\\/", "𝄞": ["\U0010ffff"]}, _deep(300), 2**70, -(2**70),
+]
+
+
+@pytest.mark.parametrize("value", CANONICAL_CASES, ids=lambda v: type(v).__name__)
+def test_canonical_json_is_the_reference_text_or_its_error(value: Any) -> None:
+    assert _outcome(canonical_json, value) == _outcome(_reference_json, value)
+    assert _outcome(canonical_bytes, value) == _outcome(lambda v: _reference_json(v).encode("utf-8"), value)
+    assert _outcome(same_canonical, value, value) == _outcome(lambda v: _reference_json(v) == _reference_json(v),
+                                                              value)
+
+
+def test_canonical_json_of_every_code_point_and_key_order_is_the_reference() -> None:
+    text = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert canonical_json([text, {text: 1}]) == _reference_json([text, {text: 1}])
+    for c in range(0x110000):
+        if not 0xD800 <= c <= 0xDFFF:
+            assert canonical_json(chr(c)) == _reference_json(chr(c)), hex(c)
+    rng = random.Random("keys")
+    alphabet = [chr(c) for c in (*range(0, 300), *range(0xE000, 0xE100), *range(0x10FF00, 0x110000))]
+    for _ in range(500):
+        keys = {"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 8))}
+        value = {key: rng.choice([0, "x", None, [True]]) for key in keys}
+        assert canonical_json(value) == _reference_json(value)
+
+
+def test_canonical_json_of_trees_is_the_reference() -> None:
+    rng = random.Random("trees")
+    for _ in range(500):
+        value = _changed(rng, roundtrip(_tree(rng)), awkward=True)
+        assert _outcome(canonical_json, value) == _outcome(_reference_json, value)
+        other = _changed(rng, roundtrip(value) if _outcome(roundtrip, value).startswith("ok") else _tree(rng), True)
+        assert _outcome(same_canonical, value, other) == _outcome(
+            lambda a, b: _reference_json(a) == _reference_json(b), value, other)
