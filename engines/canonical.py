@@ -90,19 +90,20 @@ def _fast_canonical(value: Any) -> bytes | None:
 
 
 def _plain(value: Any) -> bool:
-    """Made only of exactly dict, list, tuple, str, int, bool and None (orjson has taken it: no cycles)."""
-    todo = [value]
-    pop, extend = todo.pop, todo.extend
-    while todo:
-        item = pop()
+    """Made only of exactly dict, list, tuple, str, int, bool and None.  Only called on what orjson
+    has taken, so its recursion is bounded by orjson's nesting limit (and keys are exactly str)."""
+    kind = type(value)
+    if kind is dict:
+        items: Any = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    else:
+        return kind is str or kind is int or kind is bool or value is None
+    for item in items:
         kind = type(item)
         if kind is str or kind is int or kind is bool or item is None:
             continue
-        if kind is dict:
-            extend(item.values())  # keys: orjson takes only exactly str
-        elif kind is list or kind is tuple:
-            extend(item)
-        else:
+        if not (kind is dict or kind is list or kind is tuple) or not _plain(item):
             return False
     return True
 
@@ -121,6 +122,12 @@ def roundtrip(value: Any) -> Any:
     conformance suite for engine states.
     """
     return orjson.loads(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+
+
+def roundtrip_sized(value: Any) -> tuple[Any, int]:
+    """``roundtrip(value)`` and the size of its JSON in bytes."""
+    text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    return orjson.loads(text), len(text)
 
 
 _ORJSON_INTS = range(-(2**63), 2**64)  # what orjson can write; anything wider fails the round trip

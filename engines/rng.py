@@ -10,6 +10,7 @@ Python's ``random`` module, so the draws are the same on every machine and versi
 from __future__ import annotations
 
 import hashlib
+import struct
 from typing import Sequence, TypeVar
 
 from engines.canonical import canonical_bytes
@@ -17,6 +18,7 @@ from engines.canonical import canonical_bytes
 T = TypeVar("T")
 
 _SPACE = 1 << 64
+_FOUR_U64 = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 8-byte draws
 
 
 class Rng:
@@ -27,19 +29,19 @@ class Rng:
         self._purpose = tuple(purpose)
         self._key = hashlib.sha256(canonical_bytes([seed, *purpose])).digest()
         self._counter = 0
-        self._buffer = b""
+        self._pending: list[int] = []  # the current block's draws not yet taken, the next one last
 
     def fork(self, *purpose: str | int) -> "Rng":
         """An independent stream for a sub-purpose, unaffected by draws made here."""
         return Rng(self._seed, *self._purpose, *purpose)
 
     def _u64(self) -> int:
-        if len(self._buffer) < 8:
+        """The next 8 bytes of the stream as an unsigned big-endian integer (a block holds four)."""
+        if not self._pending:
             block = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
             self._counter += 1
-            self._buffer += block
-        value, self._buffer = int.from_bytes(self._buffer[:8], "big"), self._buffer[8:]
-        return value
+            self._pending = list(_FOUR_U64.unpack(block))[::-1]
+        return self._pending.pop()
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``."""

@@ -71,3 +71,26 @@ def test_the_fold_leaves_the_events_as_they_were() -> None:
     before = copy.deepcopy(events)
     fold(events)
     assert events == before
+
+
+def test_a_state_with_no_json_form_is_a_fold_error_at_the_event_that_makes_it_canonical() -> None:
+    """A forged order can leave in the state what JSON cannot hold (here an int key: a GM's garnet
+    correction for player 5, not "p5"); the round trip after the next resolution must name that event
+    rather than escape as a TypeError (a 500 from the API, a traceback from ``arbiter verify``)."""
+    events = json.loads(next(p for p in FIXTURES if p.stem == "recorded-ew").read_text())["events"]
+    first = next(i for i, e in enumerate(events) if e["type"] == "action.submitted")
+    forged = {**events[first], "actor": "gm",
+              "data": {**events[first]["data"], "action": {"type": "gm.set_garnets", "player_id": 5, "garnets": 1}}}
+    log = [{**event, "seq": seq} for seq, event in enumerate(events[:first + 1] + [forged] + events[first + 1:], 1)]
+    resolved = next(e["seq"] for e in log[first + 2:] if e["type"] == "phase.resolved")
+    for folding in (lambda: fold(log), lambda: _apply_all(log)):
+        with pytest.raises(FoldError) as caught:
+            folding()
+        assert caught.value.seq == resolved and "Dict key must be str" in caught.value.message
+
+
+def _apply_all(events: list[dict[str, Any]]) -> dict[str, Any]:
+    record = empty()
+    for event in events:
+        record = apply(record, event)
+    return record

@@ -5,7 +5,6 @@ it; ``apply_outcome`` only reads that record.
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from engines.contract import JSON, State, not_now
@@ -42,14 +41,14 @@ def _resolve_bidding(state: State) -> JSON:
         mine: dict[str, Any] = {"round": number, "bid": bids.get(p), "packet": packet_of.get(p),
                                 "paid": paid.get(p, 0), "gold": state["gold"][p] - paid.get(p, 0)}
         if p in packet_of:
-            mine["contents"] = copy.deepcopy(packets[packet_of[p]])
+            mine["contents"] = packets[packet_of[p]]  # made for this outcome: shared, never changed
         private[p] = mine
     return {
         "public": {
             "phase": "bidding",
             "round": number,
             "announcement": _announcement(state["options"]["announce"], awarded, bids),
-            "revealed_packets": {k: copy.deepcopy(packets[k]) for k in leftover},
+            "revealed_packets": {k: packets[k] for k in leftover},
         },
         "private": private,
         "secret": {"round": number, "bids": bids, "packets": awarded, "paid": paid},

@@ -93,12 +93,11 @@ class GoldenStrider(Engine):
         stage = state["stage"]
         if stage == "over":
             return None
+        actors = _actors(state, stage)
         if stage == "round":
-            actors = _owners(state)
             waiting = {r["owner"] for r in race.active(state) if r["id"] not in state["orders"]}
             prompt = f"Round {state['round']}: play one card per runner (move + bank)."
         else:
-            actors = [p["id"] for p in state["players"] if p["id"] not in state["ejected"]]
             done = state["accusations"] if stage == "accusation" else state["algorithms"]
             waiting = {p for p in actors if p not in done}
             prompt = (
@@ -113,12 +112,12 @@ class GoldenStrider(Engine):
     # -- orders ------------------------------------------------------------------
     def validate(self, state: State, actor: str, action: JSON) -> None:
         kind = action["type"]
-        current = self.phase(state)
-        if current is None:
+        stage = state["stage"]  # the phase's name (phase() without the parts only views need)
+        if stage == "over":
             raise not_now("phase", "the game is over")
-        if STAGE_ACTION[current.name] != kind:
-            raise not_now("phase", f"{kind} is not an order for the {current.name} phase")
-        if actor not in current.actors:
+        if STAGE_ACTION[stage] != kind:
+            raise not_now("phase", f"{kind} is not an order for the {stage} phase")
+        if actor not in _actors(state, stage):
             raise not_now("phase", "you have no order to give in this phase")
         if kind == "play":
             orders.check_play(state, orders.find_runner(state, actor, action.get("runner")), action)
@@ -232,6 +231,13 @@ def _unique(name: str, taken: set[str]) -> str:
         candidate = f"{name} ({n})"
     taken.add(candidate.casefold())
     return candidate
+
+
+def _actors(state: State, stage: str) -> list[str]:
+    """Who acts in a phase: the owners of runners still in the race, or every player not ejected."""
+    if stage == "round":
+        return _owners(state)
+    return [p["id"] for p in state["players"] if p["id"] not in state["ejected"]]
 
 
 def _owners(state: State) -> list[str]:

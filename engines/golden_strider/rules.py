@@ -27,8 +27,19 @@ def card_label(card: Card) -> str:
 
 def parse_label(label: str) -> Card:
     """The card written as "value/turn"."""
-    value, turn = label.split("/", 1)
-    return {"value": int(value), "turn": int(turn)}
+    parsed = _PARSED.get(label) if type(label) is str else None
+    if parsed is None:
+        value, turn = label.split("/", 1)
+        parsed = int(value), int(turn)
+        if type(label) is str and len(_PARSED) < _PARSED_MAX:
+            _PARSED[label] = parsed
+    return {"value": parsed[0], "turn": parsed[1]}
+
+
+# Every round's replay reads every runner's hand back from its labels: the few labels there
+# are ("0/0" .. "10/40") are parsed once.  Bounded, since a log can hold any string.
+_PARSED: dict[str, tuple[int, int]] = {}
+_PARSED_MAX = 4096
 
 
 def sort_hand(cards: Iterable[Card]) -> list[Card]:

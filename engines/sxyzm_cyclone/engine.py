@@ -127,6 +127,7 @@ class SxyzmCyclone(Engine):
                             {"roll": roll, "moves": len(moves)})
         work = rules.working_copy(state)
         won_at: int | None = None
+        active: list[str] | None = None  # who may still win: the state's, so found once, at the first move
         for index, move in enumerate(moves, start=1):
             error = _after_win(moves, won_at) if won_at is not None else rules.move_error(work, colour, move)
             if error is not None:
@@ -134,7 +135,8 @@ class SxyzmCyclone(Engine):
                 raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
                                 {"move": index, "cube": move["cube"], "toward": move["toward"]})
             rules.play_move(work, colour, move)
-            if rules.winners(work, turns.active_colours(state)):
+            active = turns.active_colours(state) if active is None else active
+            if rules.winners(work, active):
                 won_at = index
         if won_at is not None:
             return
@@ -158,9 +160,11 @@ class SxyzmCyclone(Engine):
         work = rules.working_copy(state)
         effects: list[dict[str, Any]] = []
         won: list[str] = []
+        active: list[str] | None = None  # the state's, so found once, at the first move
         for move in moves:
             effects.append(rules.play_move(work, colour, move))
-            won = rules.winners(work, turns.active_colours(state))
+            active = turns.active_colours(state) if active is None else active
+            won = rules.winners(work, active)
             if won:
                 break
         public: dict[str, Any] = {

@@ -73,7 +73,31 @@ def all_cubes(state: State) -> list[str]:
 
 
 def movable_cubes(state: State, colour: str) -> list[str]:
-    return [c for c in cubes_of(colour) if is_movable(state, c)]
+    """``is_movable`` for each of the colour's cubes, with every cube located in one pass."""
+    where = _locations(state)
+    movable = []
+    for cube in cubes_of(colour):
+        if cube not in where:
+            raise KeyError(cube)  # as locate does
+        position, level = where[cube]
+        if is_base(position):
+            if base_colour(position) == cube_colour(cube):
+                movable.append(cube)
+        elif level == len(state["spaces"][position]) - 1:
+            movable.append(cube)
+    return movable
+
+
+def _locations(state: State) -> dict[str, tuple[str, int | None]]:
+    """``locate`` of every cube on the board (the first place it is found, as locate finds it)."""
+    where: dict[str, tuple[str, int | None]] = {}
+    for position, stack in state["spaces"].items():
+        for level, cube in enumerate(stack):
+            where.setdefault(cube, (position, level))
+    for colour, inside in state["bases"].items():
+        for cube in inside:
+            where.setdefault(cube, (base(colour), None))
+    return where
 
 
 def targets(state: State, colour: str) -> list[str]:
@@ -174,13 +198,13 @@ def finished_counts(state: State, colour: str) -> dict[str, int]:
 
 
 def has_won(state: State, colour: str) -> bool:
-    """Winning the game, by the number of colours in play.
+    """Winning the game, by the number of colours in play (see ``_wins``)."""
+    return _wins(list(finished_counts(state, colour).values()), len(state["colours"]))
 
-    2 players: all five cubes in the other base.  3 players: three in one opponent's
-    base, or two in each.  4 players: three in one opponent's base, or one in each.
-    """
-    counts = list(finished_counts(state, colour).values())
-    players = len(state["colours"])
+
+def _wins(counts: list[int], players: int) -> bool:
+    """2 players: all five cubes in the other base.  3 players: three in one opponent's
+    base, or two in each.  4 players: three in one opponent's base, or one in each."""
     if players == 2:
         return counts[0] >= 5
     if players == 3:
@@ -189,5 +213,16 @@ def has_won(state: State, colour: str) -> bool:
 
 
 def winners(state: State, candidates: list[str]) -> list[str]:
-    """Colours among ``candidates`` that meet a win condition now, in turn order."""
-    return [c for c in state["colours"] if c in candidates and has_won(state, c)]
+    """Colours among ``candidates`` that meet a win condition now, in turn order.
+
+    ``has_won`` for each of them, with every base's cubes counted by colour once (this runs
+    after every action of every turn that is played, checked or replayed).
+    """
+    colours = state["colours"]
+    playing = [c for c in colours if c in candidates]
+    if not playing:
+        return []
+    inside = {other: list(map(cube_colour, state["bases"][other])) for other in colours}
+    if len(colours) >= 2 and sum(len(cubes) - cubes.count(other) for other, cubes in inside.items()) < 3:
+        return []  # every way to win (_wins) takes at least three finished cubes of one colour
+    return [c for c in playing if _wins([inside[other].count(c) for other in colours if other != c], len(colours))]
