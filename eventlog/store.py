@@ -40,10 +40,11 @@ class IdempotencyRecord:
     status: int
     response: dict[str, Any]
 
-    def encode(self) -> str:
-        return canonical_json(
-            {"body": self.body_digest, "status": self.status, "response": self.response}
-        )
+    def encode(self) -> bytes:
+        """Only ever read back by ``orjson.loads`` (and the response is replied with sorted keys),
+        so it needs no canonical form."""
+        return orjson.dumps({"body": self.body_digest, "status": self.status, "response": self.response},
+                            option=orjson.OPT_SORT_KEYS)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from workers.scheduling import nobody_awaited, phase_opened, phase_spec
 # -- creating and joining ------------------------------------------------------------------
 
 def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    data = load(CreateGameSchema(), body)
+    data = load(CreateGameSchema, body)
     engine = registry.latest(data["type"])
     if engine is None:
         raise invalid(f"Unknown game type {data['type']!r}.",
@@ -78,7 +78,7 @@ def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     if caller.role == "player":
         raise forbidden("You have already joined this game; a player token cannot register others.")
-    name = load(JoinNameSchema(), {"name": body.get("name")})["name"].strip()
+    name = load(JoinNameSchema, {"name": body.get("name")})["name"].strip()
     token, token_digest = new_token()
 
     def build(record: Record) -> Plan:
@@ -114,7 +114,7 @@ def _join_fields(engine: Engine, body: dict[str, Any], caller: Caller) -> dict[s
         if extra:
             raise invalid("This game takes only a name at sign-up.", {k: ["Unknown field."] for k in extra})
         return {}
-    return load(engine.join_schema(), extra)
+    return load(engine.join_schema, extra)
 
 
 # -- starting ----------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def act(
         raise invalid("Every order needs a 'type'.", {"type": ["Missing or not a string."]})
     if kind in GM_ACTIONS:
         require_gm(caller, kind)
-        build = gm_actions.builder(ctx, game_id, kind, load(GM_ACTIONS[kind](), fields_of(body)))
+        build = gm_actions.builder(ctx, game_id, kind, load(GM_ACTIONS[kind], fields_of(body)))
     else:
         build = _order_builder(ctx, game_id, caller, kind, body)
     return append(ctx, game_id, build, caller, idempotency_key, body, first=record, prefetched=prefetched)
@@ -198,7 +198,7 @@ def _order_builder(
             raise conflict("deadline_passed", "The deadline for this phase has passed; the order was not recorded.",
                            {"deadline": record["phase"]["deadline"]})
         fields = {k: v for k, v in body.items() if k not in ("type", "on_behalf_of")}
-        action = {"type": kind, **load(spec.schema(), fields)}
+        action = {"type": kind, **load(spec.schema, fields)}
         try:
             engine.validate(record["engine"], actor, action)
         except RuleError as exc:
