@@ -35,9 +35,13 @@ def now_iso(moment: datetime | None = None) -> str:
 
 
 def event_hash(prev_hash: str, body: Event) -> str:
-    fast = plain_canonical_bytes(body)
-    if fast is not None and type(prev_hash) is str and prev_hash.isascii():
-        return hashlib.sha256(prev_hash.encode("ascii") + fast).hexdigest()  # the same bytes, without the detour
+    return _hash(prev_hash, body, plain_canonical_bytes(body))
+
+
+def _hash(prev_hash: str, body: Event, plain: bytes | None) -> str:
+    """``event_hash``, given ``plain_canonical_bytes(body)``."""
+    if plain is not None and type(prev_hash) is str and prev_hash.isascii():
+        return hashlib.sha256(prev_hash.encode("ascii") + plain).hexdigest()  # the same bytes, without the detour
     return sha256_hex(prev_hash + canonical_json(body))
 
 
@@ -65,21 +69,32 @@ def seal(
 
 def chain_break(events: list[Event]) -> dict[str, Any] | None:
     """The first event whose seq, link or hash is wrong, or None if the chain holds."""
+    return check_chain(events)[0]
+
+
+def check_chain(events: list[Event]) -> tuple[dict[str, Any] | None, int]:
+    """``chain_break``, and how many events from the first are plain data (exactly dict, list, str,
+    int, bool and None, within orjson's limits), as hashing them found: orjson writes any part of
+    those in its canonical form, with no further check (``plain_canonical_bytes``)."""
     prev = GENESIS
+    plain = 0
     for index, event in enumerate(events, start=1):
         if not isinstance(event, dict):
-            return {"seq": index, "problem": "event is not an object"}
+            return {"seq": index, "problem": "event is not an object"}, plain
         if event.get("seq") != index:
-            return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}
+            return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}, plain
         if event.get("prev_hash") != prev:
-            return {"seq": index, "problem": "prev_hash does not match the previous event's hash"}
+            return {"seq": index, "problem": "prev_hash does not match the previous event's hash"}, plain
         body = dict(event)
         body.pop("hash", None)
+        fast = plain_canonical_bytes(body)
         try:
-            expected = event_hash(prev, body)
+            expected = _hash(prev, body, fast)
         except TypeError as exc:
-            return {"seq": index, "problem": f"event is not canonical JSON: {exc}"}
+            return {"seq": index, "problem": f"event is not canonical JSON: {exc}"}, plain
         if event.get("hash") != expected:
-            return {"seq": index, "problem": "hash does not match the event's content"}
+            return {"seq": index, "problem": "hash does not match the event's content"}, plain
+        if fast is not None and plain == index - 1:
+            plain = index
         prev = event["hash"]
-    return None
+    return None, plain

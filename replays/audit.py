@@ -12,7 +12,7 @@ import orjson
 from engines.canonical import plain_canonical_bytes, roundtrip, same_canonical, sha256_hex
 from engines.contract import RuleError
 from engines.rng import Rng
-from eventlog.events import Event, chain_break
+from eventlog.events import Event, check_chain
 from replays.fold import (FoldError, Folding, Record, apply, check_envelope, empty, engine_for, envelope_problem,
                           players_for_engine)
 
@@ -21,7 +21,7 @@ EXPORT_FORMAT = "arbiter-export/1"
 
 def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
     """Check the chain, re-fold, and recompute every recorded draw and outcome."""
-    broken = chain_break(events)
+    broken, plain = check_chain(events)
     divergences: list[dict[str, Any]] = []
     if broken:
         divergences.append({**broken, "check": "hash_chain"})
@@ -32,20 +32,21 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
         if broken and position >= broken["seq"]:
             break  # nothing after a broken link can be trusted (chain_break counts seqs by position)
         try:
-            check_envelope(record, event)  # so that the checks below may read its fields
+            step = check_envelope(record, event)  # so that the checks below may read its fields
         except FoldError as exc:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
-        problem = _guarded(_recompute, record, event, seed)
+        known_plain = position <= plain  # as hashing it found: see _same
+        problem = _guarded(_recompute, record, event, seed, known_plain)
         try:
-            folded = folding.apply(event)
+            folded = folding.apply(event, step)
         except FoldError as exc:
             folded = None
             fold_error = exc
         if problem == "" and folded is not None and event["type"] == "phase.resolved":
             # The outcome matched, so the folded state is the recomputed one: judge what follows on it
             # rather than applying the outcome a second time.
-            problem = _guarded(_follows, folded, event)
+            problem = _guarded(_follows, folded, event, known_plain)
         if problem is not None:
             checked += 1
             if problem:
@@ -75,7 +76,7 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
     }
 
 
-def _recompute(record: Record, event: Event, seed: str | None) -> str | None:
+def _recompute(record: Record, event: Event, seed: str | None, plain: bool = False) -> str | None:
     """'' if a recomputed event matches, a description if not, None if nothing to check."""
     kind = event["type"]
     if kind == "action.submitted":
@@ -86,10 +87,10 @@ def _recompute(record: Record, event: Event, seed: str | None) -> str | None:
     engine = engine_for(record)
     if kind == "game.started":
         setup = engine.setup(record["options"], players_for_engine(record), Rng(seed, "setup"))
-        return "" if _same(setup, event["data"]["setup"]) else "the setup draws differ from the seed's"
+        return "" if _same(setup, event["data"]["setup"], plain) else "the setup draws differ from the seed's"
     number = event["data"]["number"]
     outcome = roundtrip(engine.resolve(record["engine"], Rng(seed, "phase", number)))
-    if not _same_roundtripped(outcome, event["data"]["outcome"]):
+    if not _same_roundtripped(outcome, event["data"]["outcome"], plain):
         return f"the outcome of phase {number} differs from a fresh resolution"
     return ""  # the phase that follows is checked by _follows, on the folded state
 
@@ -103,7 +104,7 @@ def _guarded(check: Callable[..., str | None], *args: Any) -> str | None:
         return f"cannot be recomputed: {type(exc).__name__}"
 
 
-def _follows(after: Record, event: Event) -> str:
+def _follows(after: Record, event: Event, plain: bool = False) -> str:
     """'' if the phase after a resolution (or the final result) is what the rules give."""
     engine = engine_for(after)
     state = after["engine"]
@@ -114,23 +115,30 @@ def _follows(after: Record, event: Event) -> str:
         following is not None and following.name != recorded_next["name"]
     ):
         return f"the phase after {number} differs from the rules"
-    if following is None and not _same(engine.result(state), event["data"]["result"]):
+    if following is None and not _same(engine.result(state), event["data"]["result"], plain):
         return "the final result differs from the rules"
     return ""
 
 
-def _same(a: Any, b: Any) -> bool:
-    return same_canonical(a, b)
+def _same(value: Any, recorded: Any, plain: bool = False) -> bool:
+    """``canonical_json(value) == canonical_json(recorded)``, raising where that raises.  ``plain``:
+    ``recorded`` is part of an event that check_chain found plain, so orjson writes it canonically."""
+    if not plain:
+        return same_canonical(value, recorded)
+    fast = plain_canonical_bytes(value)
+    if fast is None:
+        return same_canonical(value, recorded)
+    return fast == orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS)
 
 
-def _same_roundtripped(value: Any, recorded: Any) -> bool:
+def _same_roundtripped(value: Any, recorded: Any, plain: bool = False) -> bool:
     """``_same`` for a value fresh from ``roundtrip`` (exactly JSON's types, at worst a finite float),
-    checking only ``recorded`` for plain data: when their bytes match, ``value`` holds no float either
+    with no check of ``value``: when its bytes match those of plain data, it holds no float either
     (orjson writes a float with a '.' or an 'e', which no other token has), so the canonical texts match."""
-    expected = plain_canonical_bytes(recorded)
+    expected = orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS) if plain else plain_canonical_bytes(recorded)
     if expected is not None and orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == expected:
         return True
-    return _same(value, recorded)
+    return _same(value, recorded)  # a difference, or an error: the slow path says which
 
 
 def export(record: Record, events: list[Event]) -> dict[str, Any]:

@@ -195,8 +195,9 @@ def apply(record: Record, event: Event, base: Record | None = None) -> Record:
         raise _does_not_fit(event, exc) from exc
 
 
-def _step(record: Record, event: Event) -> Record:
-    step = check_envelope(record, event)
+def _step(record: Record, event: Event, step: Callable[[Record, Event], None] | None = None) -> Record:
+    """The record after the event, not yet canonical.  ``step``: what check_envelope gave, if called."""
+    step = step or check_envelope(record, event)
     new = _copy(record)
     try:
         step(new, event)
@@ -232,8 +233,9 @@ class Folding:
         self._base: Record | None = None
         self._small = True  # until a whole round trip has measured the record
 
-    def apply(self, event: Event) -> Record:
-        new = _step(self.record, event)
+    def apply(self, event: Event, step: Callable[[Record, Event], None] | None = None) -> Record:
+        """``apply`` to the record so far.  ``step``: what ``check_envelope(self.record, event)`` gave."""
+        new = _step(self.record, event, step)
         if event["type"] in CANONICAL_AFTER:
             try:
                 if self._base is None or self._small:

@@ -107,7 +107,7 @@ class SxyzmCyclone(Engine):
             awaiting=awaiting,
             sealed=False,
             round=state["turn"],
-            prompt=views.prompt(state),
+            prompt=views.prompt(state, can_move),
         )
 
     def validate(self, state: State, actor: str, action: JSON) -> None:

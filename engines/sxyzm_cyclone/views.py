@@ -11,8 +11,9 @@ from engines.sxyzm_cyclone.board import CENTRE, cube_colour, path_spaces, side_c
 State = dict[str, Any]
 
 
-def prompt(state: State) -> str:
-    """What the turn asks of its player, in words: how many moves, or why none."""
+def prompt(state: State, can_move: bool | None = None) -> str:
+    """What the turn asks of its player, in words: how many moves, or why none.  ``can_move``:
+    whether the current colour has a movable cube, if the caller knows already."""
     colour = state["current"]
     player = turns.player_of(state, colour)
     name = _name(state, player)
@@ -20,7 +21,7 @@ def prompt(state: State) -> str:
     opening = f"Turn {state['turn']}: {name} ({colour}) rolled {roll}"
     if player in state["ejected"]:
         return f"Turn {state['turn']}: {name} ({colour}) has been ejected; the turn is skipped."
-    if not rules.movable_cubes(state, colour):
+    if not (rules.movable_cubes(state, colour) if can_move is None else can_move):
         return f"{opening}; no {colour} cube can move, so the actions are lost."
     if state["options"]["allow_unused_actions"]:
         return f"{opening}; send up to {_moves(roll)}."
