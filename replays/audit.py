@@ -89,8 +89,8 @@ def _recompute(record: Record, event: Event, seed: str | None, plain: bool = Fal
         setup = engine.setup(record["options"], players_for_engine(record), Rng(seed, "setup"))
         return "" if _same(setup, event["data"]["setup"], plain) else "the setup draws differ from the seed's"
     number = event["data"]["number"]
-    outcome = roundtrip(engine.resolve(record["engine"], Rng(seed, "phase", number)))
-    if not _same_roundtripped(outcome, event["data"]["outcome"], plain):
+    resolved = engine.resolve(record["engine"], Rng(seed, "phase", number))
+    if not _same_after_roundtrip(resolved, event["data"]["outcome"], plain):
         return f"the outcome of phase {number} differs from a fresh resolution"
     return ""  # the phase that follows is checked by _follows, on the folded state
 
@@ -131,14 +131,16 @@ def _same(value: Any, recorded: Any, plain: bool = False) -> bool:
     return fast == orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS)
 
 
-def _same_roundtripped(value: Any, recorded: Any, plain: bool = False) -> bool:
-    """``_same`` for a value fresh from ``roundtrip`` (exactly JSON's types, at worst a finite float),
-    with no check of ``value``: when its bytes match those of plain data, it holds no float either
-    (orjson writes a float with a '.' or an 'e', which no other token has), so the canonical texts match."""
+def _same_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> bool:
+    """``_same(roundtrip(value), recorded)``, raising where that raises, without building the round trip
+    unless they differ: orjson writes ``value`` as it writes its round trip, and when those bytes are
+    those of plain data, the round trip holds no float either (orjson writes a float with a '.' or an
+    'e', which no other token has), so the canonical texts match."""
+    text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)  # raises as roundtrip(value) would
     expected = orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS) if plain else plain_canonical_bytes(recorded)
-    if expected is not None and orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == expected:
+    if expected is not None and text == expected:
         return True
-    return _same(value, recorded)  # a difference, or an error: the slow path says which
+    return _same(roundtrip(value), recorded)  # a difference, or an error: the slow path says which
 
 
 def export(record: Record, events: list[Event]) -> dict[str, Any]:

@@ -112,11 +112,12 @@ def _resolved(record: Record, event: Event) -> None:
 
 
 def _extended(record: Record, event: Event) -> None:
-    record["phase"]["deadline"] = _deadline(event["data"]["deadline"])
+    deadline = _deadline(event["data"]["deadline"])
+    _own_phase(record)["deadline"] = deadline
 
 
 def _resolve_now(record: Record, event: Event) -> None:
-    record["phase"]["forced"] = True
+    _own_phase(record)["forced"] = True
 
 
 def _paused(record: Record, event: Event) -> None:
@@ -131,7 +132,8 @@ def _resumed(record: Record, event: Event) -> None:
     record["status"] = "running" if record["engine"] is not None else "signup"
     record["paused"] = None
     if record["phase"] is not None:
-        record["phase"]["deadline"] = _deadline(event["data"]["deadline"])
+        deadline = _deadline(event["data"]["deadline"])
+        _own_phase(record)["deadline"] = deadline
 
 
 def _ejected(record: Record, event: Event) -> None:
@@ -257,7 +259,7 @@ def check_envelope(record: Record, event: Any) -> Callable[[Record, Event], None
     can hold anything: the fold must not trust any field's type.
     """
     expected = record["seq"] + 1
-    problem = envelope_problem(event)
+    problem = None if _plainly_an_event(event) else envelope_problem(event)
     if problem is not None:
         seq = event.get("seq") if isinstance(event, dict) and type(event.get("seq")) is int else expected
         raise FoldError(seq, problem)
@@ -305,12 +307,16 @@ def _kind_of(value: Any) -> str:
 
 
 def _copy(record: Record) -> Record:
-    """Copy what a step changes in place (the phase); the steps replace the player list rather
-    than change it, and engines never mutate their state, so the rest is shared."""
-    new = dict(record)
-    if new.get("phase") is not None:
-        new["phase"] = dict(new["phase"])
-    return new
+    """A new record sharing everything with the old: the steps replace what they change (the
+    player list, a player, the phase) rather than change it, and engines never mutate their state."""
+    return dict(record)
+
+
+def _own_phase(record: Record) -> dict[str, Any]:
+    """The phase of a new record, copied so that a step may change it (an absent phase fails as before)."""
+    if record["phase"] is not None:
+        record["phase"] = dict(record["phase"])
+    return record["phase"]
 
 
 def fold(events: list[Event], record: Record | None = None) -> Record:
