@@ -56,12 +56,20 @@ def locate(state: State, cube: str) -> tuple[str, int | None]:
 def is_finished(state: State, cube: str) -> bool:
     """Rule: a cube in a base of another colour has crossed the finish line."""
     position, _ = locate(state, cube)
-    return is_base(position) and base_colour(position) != cube_colour(cube)
+    return _finished_at(position, cube)
 
 
 def is_movable(state: State, cube: str) -> bool:
     """Rule: a lone cube, the top cube of a stack, or a cube in its own base may move."""
     position, level = locate(state, cube)
+    return _movable_at(state, position, level, cube)
+
+
+def _finished_at(position: str, cube: str) -> bool:
+    return is_base(position) and base_colour(position) != cube_colour(cube)
+
+
+def _movable_at(state: State, position: str, level: int | None, cube: str) -> bool:
     if is_base(position):
         return base_colour(position) == cube_colour(cube)
     return level == len(state["spaces"][position]) - 1
@@ -80,10 +88,7 @@ def movable_cubes(state: State, colour: str) -> list[str]:
         if cube not in where:
             raise KeyError(cube)  # as locate does
         position, level = where[cube]
-        if is_base(position):
-            if base_colour(position) == cube_colour(cube):
-                movable.append(cube)
-        elif level == len(state["spaces"][position]) - 1:
+        if _movable_at(state, position, level, cube):
             movable.append(cube)
     return movable
 
@@ -120,10 +125,10 @@ def move_error(state: State, colour: str, move: Move) -> tuple[str, str] | None:
         if toward == colour:
             return RULE_TOWARD, "a cube cannot move toward its own base"
         return RULE_TOWARD, f"{toward} is not in play, so the path to the {toward} base is closed"
-    if is_finished(state, cube):
+    position, level = locate(state, cube)  # once: each check below asks where it is
+    if _finished_at(position, cube):
         return RULE_FINISHED, f"{cube} has finished and is out of play"
-    if not is_movable(state, cube):
-        position, _ = locate(state, cube)
+    if not _movable_at(state, position, level, cube):
         return RULE_STACK_TOP, f"{cube} is under another cube in the stack on {position}"
     return None
 
