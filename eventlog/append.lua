@@ -1,14 +1,11 @@
 -- Conditional append of one event to a game's stream, atomically.
--- KEYS[1] events stream, KEYS[2] idempotency key, KEYS[3] private hash, KEYS[4] (optional) a bad-token counter
+-- KEYS[1] events stream, KEYS[2] idempotency key, KEYS[3] private hash, KEYS[4] a bad-token counter
 -- ARGV[1] expected seq, ARGV[2] expected head hash, ARGV[3] event json, ARGV[4] event hash,
 -- ARGV[5] idempotency record ('' when none), ARGV[6] idempotency ttl seconds,
--- with KEYS[4], a guard checked first: ARGV[7] a private-hash field that must still hold ARGV[8], and KEYS[4]
--- below ARGV[9];
--- then (ARGV[7..] without KEYS[4], ARGV[10..] with it) field, value pairs to HSET into the private hash
+-- ARGV[7] guard: a private-hash field ('' when none) that must still hold ARGV[8], with KEYS[4] below ARGV[9],
+-- ARGV[10..] field, value pairs to HSET into the private hash (tokens, seed)
 -- Replies: {'ok', seq} | {'guard'} | {'idem', record} | {'conflict', seq, head, entries from ARGV[1] on (at most 256)}
-local pairs_from = 7
-if #KEYS >= 4 then
-  pairs_from = 10
+if ARGV[7] ~= '' then
   local count = redis.call('GET', KEYS[4])
   if (count and tonumber(count) >= tonumber(ARGV[9])) or redis.call('HGET', KEYS[3], ARGV[7]) ~= ARGV[8] then
     return {'guard'}
@@ -39,7 +36,7 @@ redis.call('XADD', KEYS[1], ARGV[1] .. '-0', 'e', ARGV[3], 'h', ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[2], ARGV[5], 'EX', tonumber(ARGV[6]))
 end
-if #ARGV >= pairs_from then
-  redis.call('HSET', KEYS[3], unpack(ARGV, pairs_from))
+if #ARGV > 9 then
+  redis.call('HSET', KEYS[3], unpack(ARGV, 10))
 end
 return {'ok', ARGV[1]}

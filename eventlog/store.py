@@ -105,14 +105,12 @@ class EventStore:
             event["hash"],
             idempotency.encode() if idempotency else "",
             IDEMPOTENCY_TTL,
+            *((guard.field, guard.value, guard.limit) if guard else ("", "", 0)),
         ]
-        script_keys = [keys.events(game_id), idem_key, keys.private(game_id)]
-        if guard:
-            script_keys.append(guard.counter)
-            args += [guard.field, guard.value, guard.limit]
         for field, value in (private or {}).items():
             args += [field, value]
-        reply = self._append(keys=script_keys, args=args)
+        counter = guard.counter if guard else keys.bad_tokens(game_id)  # same slot; unread without a guard
+        reply = self._append(keys=[keys.events(game_id), idem_key, keys.private(game_id), counter], args=args)
         status = _text(reply[0])
         if status == "ok":
             return Appended(event)
