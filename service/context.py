@@ -12,7 +12,6 @@ from rq.serializers import JSONSerializer
 
 from eventlog.store import EventStore
 from replays.loader import GameLoader
-from service.auth import KnownTokens
 from service.config import ConfigError, Settings, address, check_cluster_queue
 
 
@@ -52,10 +51,6 @@ class Context:
     @cached_property
     def loader(self) -> GameLoader:
         return GameLoader(self.store)
-
-    @cached_property
-    def tokens(self) -> KnownTokens:
-        return KnownTokens()
 
     @cached_property
     def queue(self) -> Queue:
