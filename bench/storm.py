@@ -172,12 +172,14 @@ def game_storm(stack: Stack, count: int) -> dict[str, Any]:
     say(f"  {count} games set up in {setup_s:.1f}s; all deadlines at {deadline}")
     expected = {game.game_id: seq + 2 for game, seq in games}  # the extension, then the outcome
     progress = Progress(stack.budget.box(GAMES_BOX))
-    while True:
+    pending = dict(expected)
+    while True:  # only games not yet resolved are polled: the observer should not load the workers' cores
         pipe = ctx.redis.pipeline(transaction=False)
-        for game_id in expected:
+        for game_id in pending:
             pipe.xlen(keys.events(game_id))
         lengths = pipe.execute()
-        if progress.stop(sum(1 for (game_id, want), have in zip(expected.items(), lengths) if have < want)):
+        pending = {game_id: want for (game_id, want), have in zip(pending.items(), lengths) if have < want}
+        if progress.stop(len(pending)):
             break
         time.sleep(0.25)
     time.sleep(1.0)  # let a duplicate resolution, if the platform made one, land before we count
@@ -195,14 +197,18 @@ def game_storm(stack: Stack, count: int) -> dict[str, Any]:
         # the phase, just before the conditional append.
         done.append(clock.parse(first[0]["at"]).timestamp())
     result = _stats(due, done, count - wrong)
+    # The platform batches deadlines per second (workers/scheduling.py): how many RQ jobs
+    # this storm's second took, against the baseline's one per job.
     result.update(setup_s=setup_s, duplicates=duplicates, not_as_expected=wrong, box_s=GAMES_BOX,
-                  stalled=progress.stalled)
+                  stalled=progress.stalled, rq_jobs=ctx.queue_redis.scard(keys.batch_jobs(due)))
     return result
 
 
 # RQ's two ways of logging a job that did not succeed: its work horse died (killed, or
-# timed out by the fork worker), or the job raised (JobTimeoutException included).
-_FAILED_JOB = re.compile(r"job (\S+)(?: failed \(|: exception raised while executing)")
+# timed out by the fork worker), or the job raised (JobTimeoutException included); and a
+# batch job's way of logging one of its phases that failed (the job itself goes on).
+_FAILED_JOB = re.compile(r"job (\S+)(?: failed \(|: exception raised while executing)"
+                         r"|game (\S+ phase \d+): resolution failed")
 
 
 def _worker_logs(stack: Stack, worker_class: str) -> dict[str, Any]:
@@ -213,7 +219,7 @@ def _worker_logs(stack: Stack, worker_class: str) -> dict[str, Any]:
             requeues += "re-queued" in line
             match = _FAILED_JOB.search(line)
             if match:
-                failed.add(match.group(1))
+                failed.add(match.group(1) or match.group(2))
                 if len(examples) < 3:
                     examples.append(line[:240])
     return {"sweeper_requeues": requeues, "failed_jobs": len(failed), "failed_examples": examples}
@@ -266,7 +272,7 @@ def _one_class(stack: Stack, worker_class: str, count: int, quick: bool, entry: 
         entry["ratio"] = games["per_second"] / noop["per_second"]
         say(f"  games: {games['per_second']:.0f} resolutions/s, lateness p50 {games['lateness_s']['p50']:.2f}s "
             f"p99 {games['lateness_s']['p99']:.2f}s max {games['lateness_s']['max']:.2f}s, early {games['early']}, "
-            f"longest pause {games['longest_pause_s']:.1f}s")
+            f"longest pause {games['longest_pause_s']:.1f}s, {games['rq_jobs']} RQ batch jobs")
     finally:
         entry["horses"] = watch.stop()
         stack.stop(*processes)

@@ -40,3 +40,26 @@ EVENTS_PATTERN = f"{PREFIX}:{{*}}:events"
 
 def game_id_of_events_key(key: str) -> str:
     return key[len(PREFIX) + 2 : key.index("}:events")]
+
+
+# Deadline batches (workers/scheduling.py).  These live on the queue's Redis, beside the
+# jobs that drain them (always a plain Redis, never a cluster: RQ cannot run on one), so
+# a wiped queue loses a batch and its jobs together and the sweeper restores both.
+def batch(second: int) -> str:
+    """``<game>:<phase>`` of every phase whose deadline is ``second`` (unix time), not yet resolved by it."""
+    return f"{PREFIX}:due:{second}"
+
+
+def batch_state(second: int) -> str:
+    """"done" once the batch has found its set empty: later phases of that second get a job of their own."""
+    return f"{PREFIX}:due:{second}:state"
+
+
+def batch_jobs(second: int) -> str:
+    """The ids of the RQ jobs scheduled to drain that second's batch."""
+    return f"{PREFIX}:due:{second}:jobs"
+
+
+def batch_alive(second: int) -> str:
+    """Exists while a job is draining that second's batch (refreshed on every pop)."""
+    return f"{PREFIX}:due:{second}:alive"

@@ -15,7 +15,7 @@ from service.context import Context
 from service.errors import conflict, invalid
 from service.guards import require_running
 from service.schemas import deadline_problem
-from workers.scheduling import nobody_awaited, schedule_at
+from workers.scheduling import nobody_awaited, schedule_deadline
 
 
 def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Callable[[Record], Plan]:
@@ -86,7 +86,8 @@ def _eject_plan(ctx: Context, game_id: str, record: Record, player_id: str, reas
 
 
 def _reschedule(ctx: Context, game_id: str, record: Record, spec: dict[str, Any]) -> None:
-    when = clock.parse(spec["deadline"])
-    schedule_at(ctx.queue, game_id, spec["number"], when, f"at{int(when.timestamp())}")
+    """The phase's new deadline joins that second's batch (a batch left behind at the old
+    one skips the phase: its deadline moved)."""
+    schedule_deadline(ctx.queue, game_id, spec["number"], clock.parse(spec["deadline"]))
 
 

@@ -7,3 +7,8 @@ from workers import resolution
 
 def resolve_phase(game_id: str, number: int) -> str:
     return resolution.resolve_phase(context.current(), game_id, number)
+
+
+def resolve_due(second: int, part: int) -> str:
+    """One of the jobs draining the batch of deadlines at ``second`` (workers/scheduling.py)."""
+    return resolution.resolve_due(context.current(), second, part)

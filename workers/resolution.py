@@ -4,35 +4,46 @@ Idempotent by construction: the outcome is appended conditionally on the seq the
 resolver read, so a second run (a retried job, a duplicate from the sweeper, a worker
 killed half-way) either finds the phase already resolved or loses the race cleanly.
 A job that starts before the deadline never resolves early: it waits a moment or
-re-schedules itself.
+re-schedules itself.  ``resolve_due`` drains one second's batch of deadlines
+(``workers/scheduling.py``), resolving its phases one after another in-process.
 """
 from __future__ import annotations
 
 import logging
 import os
 import time
+from collections import Counter
 from datetime import datetime
+
+from rq.timeouts import BaseTimeoutException
 
 from engines.canonical import roundtrip
 from engines.rng import Rng
-from eventlog import deadlines
+from eventlog import deadlines, keys
 from eventlog.events import ARBITER_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import engine_for
 from service import clock
 from service.context import Context
-from workers.scheduling import nobody_awaited, phase_opened, phase_spec, schedule_at
+from workers.scheduling import (JOB_TIMEOUT, nobody_awaited, phase_opened, phase_spec, pop_due, schedule_at,
+                                schedule_batch)
 
 log = logging.getLogger("arbiter.resolution")
 
 WAIT_IN_JOB = 3.0   # a job this close to its deadline waits instead of re-scheduling
 MAX_ATTEMPTS = 20
+POP = 4             # members a batch job takes at a time (a killed worker leaves at most these to the sweeper)
+BATCH_BUDGET = JOB_TIMEOUT / 2  # a batch still draining after this long hands the rest to a fresh job
 
 
-def resolve_phase(ctx: Context, game_id: str, number: int) -> str:
-    """Resolve phase ``number`` of ``game_id`` if it is due; returns what happened."""
+def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = None) -> str:
+    """Resolve phase ``number`` of ``game_id`` if it is due; returns what happened.
+
+    ``batch``: the second whose batch this call comes from.  A phase whose deadline has
+    since moved to another second is left to that second's batch, not waited for."""
     for _attempt in range(MAX_ATTEMPTS):
-        record = ctx.loader.load(game_id)
+        # The seed comes in the same round trip as the record: a resolution needs both.
+        record, (seed,) = ctx.loader.load_with(game_id, lambda pipe: pipe.hget(keys.private(game_id), "seed"))
         if record is None:
             return "unknown game"
         if record["status"] != "running" or record["phase"] is None:
@@ -46,6 +57,8 @@ def resolve_phase(ctx: Context, game_id: str, number: int) -> str:
         deadline = clock.parse(record["phase"]["deadline"])
         trigger = resolvable(record, engine, now)
         if trigger is None:
+            if batch is not None and deadline.timestamp() != batch:
+                return "not due yet (deadline moved)"
             wait = (deadline - now).total_seconds()
             if wait <= WAIT_IN_JOB:
                 time.sleep(wait + 0.01)
@@ -53,11 +66,43 @@ def resolve_phase(ctx: Context, game_id: str, number: int) -> str:
             schedule_at(ctx.queue, game_id, number, deadline, f"at{int(deadline.timestamp())}")
             return "not due yet"
         try:
-            _append_outcome(ctx, record, engine, number, trigger, now)
+            _append_outcome(ctx, record, engine, number, trigger, now, seed)
         except Conflict:
             continue  # someone appended first: look again
         return f"resolved ({trigger})"
     return "gave up after repeated conflicts"
+
+
+def resolve_due(ctx: Context, second: int, part: int) -> str:
+    """Drain the batch of phases due at ``second`` (unix time): wait for the second if
+    released before it, then take members until none is left, resolving each in-process.
+
+    Several jobs drain one batch together (one per worker); each member is taken by
+    exactly one.  A member whose resolution fails is logged and left to the sweeper, which
+    retries it with a job of its own: one poisoned game must not stall the others."""
+    wait = second - clock.now().timestamp()
+    if wait > WAIT_IN_JOB:  # released far too early (RQ releases a second early by design, not more)
+        schedule_batch(ctx.queue, second, part, f"again{int(clock.now().timestamp())}")
+        return "not due yet"
+    if wait >= 0:
+        time.sleep(wait + 0.005)  # a deadline is kept up to and including its own instant
+    began = time.monotonic()
+    done: Counter[str] = Counter()
+    while members := pop_due(ctx.queue_redis, second, POP):
+        for game_id, number in members:
+            try:
+                outcome = resolve_phase(ctx, game_id, number, batch=second)
+            except BaseTimeoutException:
+                raise
+            except Exception:
+                log.exception("game %s phase %s: resolution failed; the sweeper will retry it", game_id, number)
+                outcome = "failed"
+            done[outcome.split(" (")[0]] += 1
+        if time.monotonic() - began > BATCH_BUDGET:
+            schedule_batch(ctx.queue, second, part, f"more{int(time.time())}", now=True)
+            done["handed on"] += 1
+            break
+    return ", ".join(f"{what}: {count}" for what, count in sorted(done.items())) or "none left"
 
 
 def resolvable(record: dict, engine, now: datetime) -> str | None:
@@ -81,11 +126,12 @@ def _fault_point(ctx: Context, game_id: str) -> None:
         time.sleep(float(pause))
 
 
-def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: str, now: datetime) -> None:
+def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: str, now: datetime,
+                    stored_seed: bytes | None) -> None:
     game_id = record["game_id"]
-    seed = ctx.store.private_field(game_id, "seed")
-    if seed is None:
+    if stored_seed is None:
         raise RuntimeError(f"game {game_id} has no seed")
+    seed = stored_seed.decode()
     phase = engine.phase(record["engine"])
     # Engines see exactly what a replay will see: canonical data, keys in sorted order.
     outcome = roundtrip(engine.resolve(record["engine"], Rng(seed, "phase", number)))

@@ -1,25 +1,26 @@
 """The sweeper: finds phases that should have been resolved and were not.
 
 A lost job (worker killed, queue wiped, scheduler down, an API process killed between
-an order and its early-resolution job) would otherwise stall a game until its
-deadline, or for ever; the sweeper looks at the deadline index every second and
-re-queues a resolution for any phase resolvable for more than ``GRACE`` seconds (its
-deadline passed, everyone acted, the GM said resolve now), so such a phase is late by
-seconds.  A phase that keeps failing is retried less and less often.
+an order and its early-resolution job, a batch member popped by a worker that then
+died) would otherwise stall a game until its deadline, or for ever; the sweeper looks
+at the deadline index every second and re-queues a resolution for any phase resolvable
+for more than ``GRACE`` seconds (its deadline passed, everyone acted, the GM said
+resolve now), so such a phase is late by seconds.  A phase that keeps failing is retried less and less often.
 """
 from __future__ import annotations
 
 import logging
+import math
 import threading
 
-from eventlog import deadlines
+from eventlog import deadlines, keys
 from service import clock
 from service.context import Context
 from rq.job import Job, JobStatus
 
 from replays.fold import engine_for
 from workers.resolution import resolvable
-from workers.scheduling import job_id, resolve_soon
+from workers.scheduling import job_id, member, resolve_soon
 
 log = logging.getLogger("arbiter.sweeper")
 
@@ -78,19 +79,34 @@ def _last_sweep(game_id: str) -> str:
 
 
 def _waiting_in_queue(ctx: Context, game_id: str, number: int, due_at: float) -> bool:
-    """A resolution job for this phase is on the queue, not yet picked up: the workers are
-    behind, the job is not lost, and another copy would only lengthen the queue.  (In a
-    deadline storm bigger than the workers clear in ``GRACE`` seconds, every overdue phase
-    got a duplicate job every ``RETRY_EVERY`` seconds and the backlog snowballed; found
-    by bench storm.)  A "started" job is not trusted: its worker may have been killed."""
-    ids = [job_id(game_id, number), job_id(game_id, number, f"at{int(due_at)}"), job_id(game_id, number, "early")]
+    """A resolution for this phase is on its way, not lost: a job of its own on the queue,
+    not yet picked up, or its deadline's batch still holding it while one of that batch's
+    jobs is on the queue or draining it.  The workers are behind, and another copy would
+    only lengthen the queue.  (In a deadline storm bigger than the workers clear in
+    ``GRACE`` seconds, every overdue phase got a duplicate job every ``RETRY_EVERY``
+    seconds and the backlog snowballed; found by bench storm.)  A "started" job is not
+    trusted (its worker may have been killed), nor a batch job still scheduled (the
+    scheduler may be dead): a draining batch says it is alive on every pop instead."""
+    second = math.ceil(due_at)
+    ids = [job_id(game_id, number), job_id(game_id, number, f"at{second}"), job_id(game_id, number, "early")]
     pipe = ctx.queue_redis.pipeline(transaction=False)
     pipe.get(_last_sweep(game_id))
+    pipe.sismember(keys.batch(second), member(game_id, number))
+    pipe.exists(keys.batch_alive(second))
+    pipe.smembers(keys.batch_jobs(second))
     for one in ids:
         pipe.hget(Job.key_for(one), "status")
-    last, *statuses = pipe.execute()
+    last, batched, draining, batch_jobs, *statuses = pipe.execute()
+    if batched and draining:
+        return True
+    more = [m.decode() for m in batch_jobs] if batched else []
     if last is not None and last.decode().startswith(job_id(game_id, number, "sweep")):
-        statuses.append(ctx.queue_redis.hget(Job.key_for(last.decode()), "status"))
+        more.append(last.decode())
+    if more:
+        pipe = ctx.queue_redis.pipeline(transaction=False)
+        for one in more:
+            pipe.hget(Job.key_for(one), "status")
+        statuses += pipe.execute()
     return any(status == JobStatus.QUEUED.value.encode() for status in statuses)
 
 

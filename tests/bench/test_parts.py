@@ -88,13 +88,15 @@ def test_worker_log_scan_counts_each_failed_job_once(tmp_path: Path) -> None:
         "2026-11-22 14:53:00,000 rq.worker ERROR Worker storm-fork-0: job resolve-gb-1: exception raised while "
         "executing (workers.jobs.resolve_phase)\n"
         "2026-11-22 14:53:01,000 arbiter.sweeper WARNING game gc phase 1 overdue by 5.2s: re-queued\n"
+        "2026-11-22 14:53:01,500 arbiter.resolution ERROR game ge phase 1: resolution failed; the sweeper will "
+        "retry it\n"
         "2026-11-22 14:53:02,000 rq.worker INFO Worker storm-fork-0: arbiter-bench: Job OK (resolve-gd-1)\n")
 
     class Workdir:
         workdir = tmp_path
 
     scan = storm._worker_logs(Workdir(), "fork")  # type: ignore[arg-type]
-    assert scan["failed_jobs"] == 2
+    assert scan["failed_jobs"] == 3
     assert scan["sweeper_requeues"] == 1
 
 

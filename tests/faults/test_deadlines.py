@@ -3,21 +3,26 @@ overdue phase from the log's deadline index, and resolution stays exactly-once."
 from __future__ import annotations
 
 import time
+from datetime import datetime
 
 from redis import Redis
 
-from service import clock
+from eventlog import keys
 from eventlog.store import EventStore
+from service import clock
 from service.config import Settings
 from tests.e2e.stack import Stack
 from tests.faults import figures
 from tests.faults.load import signed_up, start_all
+from workers import scheduling
 
 SCHEDULER_LOCK = "rq:scheduler-lock:{queue}"
 
 
-def _first_outcomes(stack: Stack, games: list[tuple[str, str]], timeout: float) -> dict[str, tuple[float, list]]:
-    """Wait until phase 1 of every game is resolved; lateness (s) and phase numbers resolved, per game."""
+def _first_outcomes(stack: Stack, games: list[tuple[str, str]], timeout: float,
+                    due_at: datetime | None = None) -> dict[str, tuple[float, list]]:
+    """Wait until phase 1 of every game is resolved; lateness (s) and phase numbers resolved, per game.
+    Lateness is from the deadline the game started with, or from ``due_at`` (a deadline moved there)."""
     deadline = time.monotonic() + timeout
     pending = dict(games)
     found: dict[str, tuple[float, list]] = {}
@@ -28,8 +33,9 @@ def _first_outcomes(stack: Stack, games: list[tuple[str, str]], timeout: float) 
             events = body["events"]
             outcomes = [e for e in events if e["type"] == "phase.resolved"]
             if outcomes:
-                due = next(e for e in events if e["type"] == "game.started")["data"]["phase"]["deadline"]
-                late = (clock.parse(outcomes[0]["at"]) - clock.parse(due)).total_seconds()
+                due = due_at or clock.parse(
+                    next(e for e in events if e["type"] == "game.started")["data"]["phase"]["deadline"])
+                late = (clock.parse(outcomes[0]["at"]) - due).total_seconds()
                 found[game_id] = (late, [e["data"]["number"] for e in outcomes])
                 del pending[game_id]
         time.sleep(0.2)
@@ -41,6 +47,14 @@ def _check_exactly_once(stack: Stack, games: list[tuple[str, str]]) -> None:
         status, body = stack.call("GET", f"/games/{game_id}/events?limit=1000", token=gm)
         numbers = [e["data"]["number"] for e in body["events"] if e["type"] == "phase.resolved"]
         assert numbers.count(1) == 1 and len(numbers) == len(set(numbers)), (game_id, numbers)
+
+
+def _batched(queue_redis: Redis, due: dict[str, datetime]) -> int:
+    """How many of these games' first phases are in the batch of their deadline's second."""
+    pipe = queue_redis.pipeline(transaction=False)
+    for game_id, when in due.items():
+        pipe.sismember(keys.batch(int(when.timestamp())), scheduling.member(game_id, 1))
+    return sum(pipe.execute())
 
 
 def _lateness(found: dict[str, tuple[float, list]]) -> dict[str, float]:
@@ -64,14 +78,18 @@ def test_killing_the_scheduler_lock_holder_before_50_deadlines(stack: Stack, set
     stack.kill(holder)  # SIGKILL, just before the deadlines: its lock lives on for a minute
     killed_at = clock.now()
     assert queue_redis.exists(lock), "the dead worker's scheduler lock should still be held"
-    # The kill came before every deadline and every resolution: each deadline is still in RQ's
-    # scheduled set (none was due and enqueued), the earliest is after the kill, no log holds an outcome.
-    scheduled = queue_redis.zcard(f"rq:scheduled:{settings.queue_name}")
-    assert scheduled >= count, f"only {scheduled} of {count} deadlines were still scheduled at the kill"
+    # The kill came before every deadline and every resolution: each deadline is still in its
+    # second's batch, whose first job is still in RQ's scheduled set (none was released), the
+    # earliest deadline is after the kill, no log holds an outcome.
     store = EventStore(Redis.from_url(settings.redis_url))
     logs = {game_id: store.read(game_id) for game_id, _ in games}
-    first_due = min(clock.parse(next(e for e in log if e["type"] == "game.started")["data"]["phase"]["deadline"])
-                    for log in logs.values())
+    due = {game_id: clock.parse(next(e for e in log if e["type"] == "game.started")["data"]["phase"]["deadline"])
+           for game_id, log in logs.items()}
+    assert _batched(queue_redis, due) == count, "a deadline was not in its batch at the kill"
+    scheduled = {j.decode() for j in queue_redis.zrange(f"rq:scheduled:{settings.queue_name}", 0, -1)}
+    seconds = {int(when.timestamp()) for when in due.values()}
+    assert {scheduling.batch_job_id(second, 0) for second in seconds} <= scheduled, "a batch was released early"
+    first_due = min(due.values())
     assert killed_at < first_due, f"the kill came {(killed_at - first_due).total_seconds():.1f} s after a deadline"
     assert not [g for g, log in logs.items() if any(e["type"] == "phase.resolved" for e in log)], \
         "a phase was resolved before the kill"
@@ -92,8 +110,11 @@ def test_a_wiped_queue_loses_no_deadline(stack: Stack, settings: Settings, soak:
     games = signed_up(stack, count, deadlines={"bidding": 5})
     start_all(stack, games)
     queue_redis = Redis.from_url(settings.queue_url)
-    scheduled = queue_redis.zcard(f"rq:scheduled:{settings.queue_name}")
-    assert scheduled >= count, f"only {scheduled} of {count} deadlines were scheduled before the wipe"
+    store = EventStore(Redis.from_url(settings.redis_url))
+    due = {game_id: clock.parse(next(e for e in store.read(game_id) if e["type"] == "game.started")
+                                ["data"]["phase"]["deadline"]) for game_id, _ in games}
+    batched = _batched(queue_redis, due)
+    assert batched == count, f"only {batched} of {count} deadlines were batched before the wipe"
     queue_redis.flushdb()  # every scheduled job, the worker's registrations, the scheduler lock: gone
     found = _first_outcomes(stack, games, timeout=120)
     time.sleep(2)
@@ -102,6 +123,53 @@ def test_a_wiped_queue_loses_no_deadline(stack: Stack, settings: Settings, soak:
     assert lateness["min_s"] >= 0, "a phase was resolved before its deadline"
     figures.record("queue database wiped with phases pending", pending=count, lost=0, resolved_twice=0,
                    **{f"lateness_{k}": v for k, v in lateness.items()})
+
+
+def test_a_worker_killed_mid_batch_leaves_its_phases_to_the_sweeper(stack: Stack, settings: Settings) -> None:
+    """40 deadlines in one second, two workers: one stalls on its first resolution (the
+    fault hook) holding the members it popped, and is SIGKILLed.  The other drains the
+    rest of the batch; the sweeper resolves what the dead one held; each phase has one
+    outcome and none is early."""
+    count = 40  # more than SPLIT[1]: two batch jobs, one for each worker
+    queue_redis = Redis.from_url(settings.queue_url)
+    redis = Redis.from_url(settings.redis_url)
+    lock = SCHEDULER_LOCK.format(queue=settings.queue_name)
+    healthy = stack.start_worker("healthy")
+    waited = time.monotonic() + 30
+    while not queue_redis.exists(lock):  # the healthy one schedules: killing the other loses no release
+        assert time.monotonic() < waited, "the first worker never took the scheduler lock"
+        time.sleep(0.1)
+    doomed = stack.start_worker("doomed", ARBITER_FAULT_PAUSE_BEFORE_APPEND="60")
+    while len(queue_redis.smembers(f"rq:workers:{settings.queue_name}")) < 2:
+        assert time.monotonic() < waited + 30, "the second worker never started"
+        time.sleep(0.1)
+    games = signed_up(stack, count, deadlines={"bidding": 3600})
+    start_all(stack, games)
+    when = clock.parse(clock.after(5))
+
+    def move(game: tuple[str, str]) -> None:
+        status, body = stack.call("POST", f"/games/{game[0]}/actions", {
+            "type": "gm.extend_deadline", "deadline": clock.iso(when), "reason": "one second for all"}, token=game[1])
+        assert status == 202, body
+
+    for game in games:
+        move(game)
+    assert _batched(queue_redis, {game_id: when for game_id, _ in games}) == count
+    waited = time.monotonic() + 30
+    while not redis.keys("arbiter:{*}:fault"):
+        assert time.monotonic() < waited, "the doomed worker never started resolving"
+        assert doomed.poll() is None and healthy.poll() is None, "a worker exited"
+        time.sleep(0.05)
+    stack.kill(doomed)
+    found = _first_outcomes(stack, games, timeout=60, due_at=when)
+    time.sleep(2)
+    _check_exactly_once(stack, games)
+    lateness = _lateness(found)
+    assert lateness["min_s"] >= 0, "a phase was resolved before its deadline"
+    assert lateness["max_s"] < 15, lateness
+    assert "re-queued" in (stack.logs / "healthy.log").read_text(errors="replace"), "the sweeper had nothing to do"
+    figures.record("worker SIGKILLed mid-batch (40 deadlines in one second)", deadlines=count, missed=0,
+                   resolved_twice=0, **{f"lateness_{k}": v for k, v in lateness.items()})
 
 
 def test_a_poisoned_game_does_not_stall_the_others(stack: Stack, settings: Settings) -> None:
