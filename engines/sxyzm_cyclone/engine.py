@@ -129,13 +129,19 @@ class SxyzmCyclone(Engine):
         won_at: int | None = None
         active: list[str] | None = None  # who may still win: the state's, so found once, at the first move
         for index, move in enumerate(moves, start=1):
-            error = _after_win(moves, won_at) if won_at is not None else rules.move_error(work, colour, move)
+            if won_at is not None:
+                error, origin = _after_win(moves, won_at), None
+            else:
+                error, origin = rules.checked_move(work, colour, move)
             if error is not None:
                 rule, reason = error
                 raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
                                 {"move": index, "cube": move["cube"], "toward": move["toward"]})
-            rules.play_move(work, colour, move)
-            active = turns.active_colours(state) if active is None else active
+            effect = rules.play_move(work, colour, move, origin)
+            if active is None:
+                active = turns.active_colours(state)
+            elif not rules.entered_base(effect):
+                continue  # no winner before this move, and no cube entered a base: none now (see entered_base)
             if rules.winners(work, active):
                 won_at = index
         if won_at is not None:
@@ -156,14 +162,18 @@ class SxyzmCyclone(Engine):
         """Play the turn (or its missed-turn default), check for winners, open the next turn."""
         colour = state["current"]
         player = turns.player_of(state, colour)
-        source, moves = self._turn_moves(state, colour, rng.fork("missed"))
+        source, moves = self._turn_moves(state, colour, rng)
         work = rules.working_copy(state)
         effects: list[dict[str, Any]] = []
         won: list[str] = []
         active: list[str] | None = None  # the state's, so found once, at the first move
         for move in moves:
-            effects.append(rules.play_move(work, colour, move))
-            active = turns.active_colours(state) if active is None else active
+            effect = rules.play_move(work, colour, move)
+            effects.append(effect)
+            if active is None:
+                active = turns.active_colours(state)
+            elif not rules.entered_base(effect):
+                continue  # no winner before this move, and no cube entered a base: none now (see entered_base)
             won = rules.winners(work, active)
             if won:
                 break
@@ -177,13 +187,14 @@ class SxyzmCyclone(Engine):
         elif state["turn"] >= state["options"]["max_turns"]:
             public["ended"] = "turn limit"
         else:
-            following, turn = turns.next_colour(state), state["turn"] + 1
+            following, turn = turns.next_colour(state, active), state["turn"] + 1
             public["next"] = {"turn": turn, "player": turns.player_of(state, following), "colour": following,
                               "roll": turns.draw_roll(state["options"], turn, rng)}
         return {"public": public, "private": {}, "secret": {}}
 
     def _turn_moves(self, state: State, colour: str, rng: Rng) -> tuple[str, list[rules.Move]]:
-        """Which moves the turn plays: the order, or the default for a turn without one."""
+        """Which moves the turn plays: the order, or the default for a turn without one.  ``rng``: the
+        phase's; a random default draws from its "missed" fork, made only then (a fork costs a hash)."""
         if turns.player_of(state, colour) in state["ejected"]:
             return "ejected", []
         if state["order"] is not None:
@@ -191,7 +202,7 @@ class SxyzmCyclone(Engine):
         if not rules.movable_cubes(state, colour):
             return "no movable cube", []
         if state["options"]["missed_turn"] == "random":
-            return "missed: random", random_moves(state, colour, state["roll"], rng)
+            return "missed: random", random_moves(state, colour, state["roll"], rng.fork("missed"))
         return "missed: pass", []
 
     def apply_outcome(self, state: State, outcome: JSON) -> State:

@@ -7,16 +7,20 @@ they are given; everything else only reads.
 """
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from engines.sxyzm_cyclone.board import (
-    PUSH_DISTANCE,
+    BASE_PREFIX,
+    COLOURS,
     base,
     base_colour,
     cube_colour,
     cubes_of,
     is_base,
     next_toward,
+    push_destination,
+    routes,
 )
 
 State = dict[str, Any]
@@ -31,14 +35,23 @@ RULE_ROLL = "the die roll is the number of actions"
 RULE_ALL_ACTIONS = "every action must be used"
 
 
+_CUBE_COLOURS = {cube: colour for colour in COLOURS for cube in cubes_of(colour)}
+
+
+def colour_of_cube(cube: str) -> str:
+    """``cube_colour``, looked up for the twenty cube names (asked for every cube in every base after
+    every move that can win); anything else is computed, with whatever that gives or raises."""
+    known = _CUBE_COLOURS.get(cube) if type(cube) is str else None
+    return known if known is not None else cube_colour(cube)
+
+
 def working_copy(state: State) -> State:
     """A copy of just the parts of the state the rule functions read and change.
 
-    ``play_move`` replaces stacks rather than editing them, so the stacks are shared; the
-    base lists it edits in place are copied; colours and the path length are only read.
+    ``play_move`` replaces stacks and base lists rather than editing them, so those are shared
+    (only the two maps are copied); colours and the path length are only read.
     """
-    return {"spaces": dict(state["spaces"]),
-            "bases": {colour: list(inside) for colour, inside in state["bases"].items()},
+    return {"spaces": dict(state["spaces"]), "bases": dict(state["bases"]),
             "colours": state["colours"], "path_length": state["path_length"]}
 
 
@@ -81,7 +94,34 @@ def all_cubes(state: State) -> list[str]:
 
 
 def movable_cubes(state: State, colour: str) -> list[str]:
-    """``is_movable`` for each of the colour's cubes, with every cube located in one pass."""
+    """``is_movable`` for each of the colour's cubes, with every cube located in one pass.
+
+    Asked for every phase, every checked turn and every hint.  On a board where no cube is in two
+    places (every board the rules make; only a forged outcome can lift one cube and drop another)
+    a cube is wherever it is found, so tops of stacks and the own base answer it in a few set
+    operations; any other board is located cube by cube, as ``locate`` finds them."""
+    spaces, bases = state["spaces"], state["bases"]
+    placed = list(chain.from_iterable(spaces.values()))
+    placed += chain.from_iterable(bases.values())
+    try:
+        found = set(placed)
+    except TypeError:  # an unhashable cube: never on a board the rules make
+        found = None
+    if found is not None and len(found) == len(placed):
+        tops = {stack[-1] for stack in spaces.values() if stack}
+        home = bases.get(colour, ())
+        movable = []
+        for cube in cubes_of(colour):
+            if cube not in found:
+                raise KeyError(cube)  # as locate does
+            if cube in tops or cube in home:
+                movable.append(cube)
+        return movable
+    return _movable_one_by_one(state, colour)
+
+
+def _movable_one_by_one(state: State, colour: str) -> list[str]:
+    """``movable_cubes`` on any board: each cube where ``locate`` finds it first."""
     where = _locations(state)
     movable = []
     for cube in cubes_of(colour):
@@ -118,23 +158,33 @@ def legal_moves(state: State, colour: str) -> list[Move]:
 
 def move_error(state: State, colour: str, move: Move) -> tuple[str, str] | None:
     """(rule, reason) if ``move`` breaks a rule in this position, else None."""
+    return checked_move(state, colour, move)[0]
+
+
+def checked_move(state: State, colour: str, move: Move) -> tuple[tuple[str, str] | None, str | None]:
+    """``move_error``, and where the cube is (``locate``'s position) when the move is legal, so that
+    ``play_move`` need not look for it again."""
     cube, toward = move["cube"], move["toward"]
-    if cube_colour(cube) != colour:
-        return RULE_OWN_CUBE, f"{cube} is not a {colour} cube"
+    if colour_of_cube(cube) != colour:
+        return (RULE_OWN_CUBE, f"{cube} is not a {colour} cube"), None
     if toward not in targets(state, colour):
         if toward == colour:
-            return RULE_TOWARD, "a cube cannot move toward its own base"
-        return RULE_TOWARD, f"{toward} is not in play, so the path to the {toward} base is closed"
+            return (RULE_TOWARD, "a cube cannot move toward its own base"), None
+        return (RULE_TOWARD, f"{toward} is not in play, so the path to the {toward} base is closed"), None
     position, level = locate(state, cube)  # once: each check below asks where it is
-    if _finished_at(position, cube):
-        return RULE_FINISHED, f"{cube} has finished and is out of play"
-    if not _movable_at(state, position, level, cube):
-        return RULE_STACK_TOP, f"{cube} is under another cube in the stack on {position}"
-    return None
+    # _finished_at and _movable_at, for a cube of ``colour``: in a base it has finished unless the
+    # base is its own (where it may move); on a space it may move from the top of its stack.
+    if position.startswith(BASE_PREFIX):
+        if base_colour(position) != colour:
+            return (RULE_FINISHED, f"{cube} has finished and is out of play"), None
+    elif level != len(state["spaces"][position]) - 1:
+        return (RULE_STACK_TOP, f"{cube} is under another cube in the stack on {position}"), None
+    return None, position
 
 
-def play_move(state: State, colour: str, move: Move) -> dict[str, Any]:
-    """Play one action on the working copy ``state``; returns what happened.
+def play_move(state: State, colour: str, move: Move, origin: str | None = None) -> dict[str, Any]:
+    """Play one action on the working copy ``state``; returns what happened.  ``origin``: where
+    ``locate`` finds the cube in ``state``, if the caller has just asked (``checked_move``).
 
     Rule: onto an empty space or a lone cube the cube simply lands (making a stack);
     onto a stack of two or more it goes on top and the whole stack moves three spaces
@@ -142,55 +192,69 @@ def play_move(state: State, colour: str, move: Move) -> dict[str, Any]:
     until it reaches an empty space or the mover's base.
     """
     cube, toward = move["cube"], move["toward"]
-    origin, _ = locate(state, cube)
+    if origin is None:
+        origin, _ = locate(state, cube)
     _lift(state, cube, origin)
-    target = next_toward(origin, toward, state["path_length"])
+    spaces, length = state["spaces"], state["path_length"]
+    tables = routes(length)
+    target = tables[0].get(toward, _NOWHERE).get(origin) if tables is not None and type(toward) is str else None
+    if target is None:  # not a position or colour of the board (see ``routes``)
+        target = next_toward(origin, toward, length)
     effect: dict[str, Any] = {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": []}
-    if is_base(target):
+    if target.startswith(BASE_PREFIX):
         _enter_base(state, target, [cube])
         return effect
-    below = state["spaces"].pop(target, [])
+    below = spaces.pop(target, [])
     stack = below + [cube]
     position = target
     if len(below) >= 2:
+        pushes = tables[1].get(colour, _NOWHERE) if tables is not None and type(colour) is str else _NOWHERE
         while True:
-            position = _push_destination(position, colour, state["path_length"])
+            position = pushes.get(position) or push_destination(position, colour, length)
             effect["pushes"].append({"stack": list(stack), "to": position})
-            if is_base(position):
+            if position.startswith(BASE_PREFIX):
                 _enter_base(state, position, stack)
                 return effect
-            below = state["spaces"].pop(position, [])
+            below = spaces.pop(position, [])
             stack = below + stack
             if not below:
                 break
-    state["spaces"][position] = stack
+    spaces[position] = stack
     return effect
 
 
+_NOWHERE: dict[str, str] = {}  # the table row of a colour the board does not have
+
+
+def entered_base(effect: dict[str, Any]) -> bool:
+    """Whether the move ``play_move`` described put a cube into a base (landing there, or a push
+    ending there): only then can it make a winner (``winners`` counts cubes in bases; a move that
+    takes a cube out of one only lowers a count)."""
+    pushes = effect["pushes"]
+    return is_base(effect["to"]) or (bool(pushes) and is_base(pushes[-1]["to"]))
+
+
 def _lift(state: State, cube: str, position: str) -> None:
-    """Take a movable cube off its space (or out of its own base)."""
-    if is_base(position):
-        state["bases"][base_colour(position)].remove(cube)
+    """Take a movable cube off its space (or out of its own base).  Stacks and base lists are
+    replaced, never edited: the state the working copy came from shares them."""
+    if position.startswith(BASE_PREFIX):
+        bases, colour = state["bases"], base_colour(position)
+        inside = list(bases[colour])
+        inside.remove(cube)
+        bases[colour] = inside
         return
-    stack = state["spaces"][position]
+    spaces = state["spaces"]
+    stack = spaces[position]
     if len(stack) == 1:
-        del state["spaces"][position]
+        del spaces[position]
     else:
-        state["spaces"][position] = stack[:-1]
+        spaces[position] = stack[:-1]
 
 
 def _enter_base(state: State, position: str, cubes: list[str]) -> None:
     """Rule: no stacking in a base; each cube enters on its own (home or finished)."""
-    state["bases"][base_colour(position)].extend(cubes)
-
-
-def _push_destination(position: str, mover: str, length: int) -> str:
-    """Three spaces toward the mover's base, stopping at the base (it is the last space)."""
-    for _ in range(PUSH_DISTANCE):
-        if is_base(position):
-            break
-        position = next_toward(position, mover, length)
-    return position
+    bases, colour = state["bases"], base_colour(position)
+    bases[colour] = bases[colour] + cubes
 
 
 def finished_counts(state: State, colour: str) -> dict[str, int]:
@@ -227,7 +291,7 @@ def winners(state: State, candidates: list[str]) -> list[str]:
     playing = [c for c in colours if c in candidates]
     if not playing:
         return []
-    inside = {other: list(map(cube_colour, state["bases"][other])) for other in colours}
+    inside = {other: list(map(colour_of_cube, state["bases"][other])) for other in colours}
     if len(colours) >= 2 and sum(len(cubes) - cubes.count(other) for other, cubes in inside.items()) < 3:
         return []  # every way to win (_wins) takes at least three finished cubes of one colour
     return [c for c in playing if _wins([inside[other].count(c) for other in colours if other != c], len(colours))]

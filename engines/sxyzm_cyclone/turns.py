@@ -66,11 +66,18 @@ def first_colour(options: dict[str, Any], colours: list[str], rng: Rng) -> str:
 
 
 def player_of(state: State, colour: str) -> str:
-    return next(p["id"] for p in state["players"] if p["colour"] == colour)
+    """The id of the player of ``colour``; StopIteration if nobody plays it."""
+    for player in state["players"]:
+        if player["colour"] == colour:
+            return player["id"]
+    raise StopIteration
 
 
 def colour_of(state: State, player_id: str) -> str | None:
-    return next((p["colour"] for p in state["players"] if p["id"] == player_id), None)
+    for player in state["players"]:
+        if player["id"] == player_id:
+            return player["colour"]
+    return None
 
 
 def active_colours(state: State) -> list[str]:
@@ -78,10 +85,11 @@ def active_colours(state: State) -> list[str]:
     return [c for c in state["colours"] if player_of(state, c) not in state["ejected"]]
 
 
-def next_colour(state: State) -> str:
-    """The next active colour after the current one, in turn order."""
+def next_colour(state: State, active: list[str] | None = None) -> str:
+    """The next active colour after the current one, in turn order.  ``active``: ``active_colours(state)``,
+    if the caller has it."""
     order = state["colours"]
-    active = active_colours(state)
+    active = active_colours(state) if active is None else active
     start = order.index(state["current"])
     for step in range(1, len(order) + 1):
         colour = order[(start + step) % len(order)]

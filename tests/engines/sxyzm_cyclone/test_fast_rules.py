@@ -1,0 +1,215 @@
+"""The rule functions' shortcuts must say exactly what the plain rules say, on any board, including
+boards no real game reaches (a cube in two places, a cube missing, a forged move or colour):
+
+- ``routes`` tables hold exactly ``next_toward``'s and ``push_destination``'s answers;
+- ``play_move`` (table lookups, a located origin handed in, stacks and base lists replaced rather
+  than edited) plays like the plain version below, raises what it raises, and leaves the state
+  its working copy came from untouched;
+- ``checked_move`` is ``move_error`` plus ``locate``'s position;
+- ``movable_cubes`` (set shortcut on boards where every cube is in one place) is ``is_movable``;
+- a move that puts no cube into a base makes no winner (validate and resolve skip ``winners`` then).
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engines.sxyzm_cyclone.board import (
+    COLOURS,
+    PUSH_DISTANCE,
+    all_spaces,
+    base,
+    base_colour,
+    cube_colour,
+    cubes_of,
+    is_base,
+    next_toward,
+    push_destination,
+    routes,
+)
+from engines.sxyzm_cyclone.rules import (
+    RULE_FINISHED,
+    RULE_OWN_CUBE,
+    RULE_STACK_TOP,
+    RULE_TOWARD,
+    checked_move,
+    entered_base,
+    is_finished,
+    is_movable,
+    locate,
+    move_error,
+    movable_cubes,
+    play_move,
+    targets,
+    winners,
+    working_copy,
+)
+
+CUBES = [cube for colour in COLOURS for cube in cubes_of(colour)]
+ODD_CUBES = ["blue-9", "purple-1", "red"]  # names no board holds
+ODD_COLOURS = ["purple", "a:b"]  # colours no board has
+
+
+def plain_play_move(state: dict[str, Any], colour: str, move: dict[str, str]) -> dict[str, Any]:
+    """``play_move`` as the rules read (the version before the shortcuts): edits ``state`` in place."""
+    cube, toward = move["cube"], move["toward"]
+    origin, _ = locate(state, cube)
+    if is_base(origin):
+        state["bases"][base_colour(origin)].remove(cube)
+    elif len(state["spaces"][origin]) == 1:
+        del state["spaces"][origin]
+    else:
+        state["spaces"][origin] = state["spaces"][origin][:-1]
+    target = next_toward(origin, toward, state["path_length"])
+    effect: dict[str, Any] = {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": []}
+    if is_base(target):
+        state["bases"][base_colour(target)].extend([cube])
+        return effect
+    below = state["spaces"].pop(target, [])
+    stack = below + [cube]
+    position = target
+    if len(below) >= 2:
+        while True:
+            for _ in range(PUSH_DISTANCE):
+                if is_base(position):
+                    break
+                position = next_toward(position, colour, state["path_length"])
+            effect["pushes"].append({"stack": list(stack), "to": position})
+            if is_base(position):
+                state["bases"][base_colour(position)].extend(stack)
+                return effect
+            below = state["spaces"].pop(position, [])
+            stack = below + stack
+            if not below:
+                break
+    state["spaces"][position] = stack
+    return effect
+
+
+def plain_move_error(state: dict[str, Any], colour: str, move: dict[str, str]) -> tuple[str, str] | None:
+    """``move_error`` as the rules read (the version before ``checked_move``)."""
+    cube, toward = move["cube"], move["toward"]
+    if cube_colour(cube) != colour:
+        return RULE_OWN_CUBE, f"{cube} is not a {colour} cube"
+    if toward not in targets(state, colour):
+        if toward == colour:
+            return RULE_TOWARD, "a cube cannot move toward its own base"
+        return RULE_TOWARD, f"{toward} is not in play, so the path to the {toward} base is closed"
+    if is_finished(state, cube):
+        return RULE_FINISHED, f"{cube} has finished and is out of play"
+    if not is_movable(state, cube):
+        return RULE_STACK_TOP, f"{cube} is under another cube in the stack on {locate(state, cube)[0]}"
+    return None
+
+
+@st.composite
+def boards(draw: st.DrawFn) -> dict[str, Any]:
+    """Any board: usually each cube once, sometimes a cube twice or missing; lengths in and out of
+    the options' range (the tables cover only the first)."""
+    players = draw(st.integers(2, 4))
+    colours = list(COLOURS[:players]) if draw(st.booleans()) else sorted(
+        draw(st.lists(st.sampled_from(COLOURS), min_size=2, max_size=4, unique=True)), key=COLOURS.index)
+    length = draw(st.sampled_from([5, 6, 7, 12, 20, 3, 4, 21]))
+    cubes = [cube for colour in colours for cube in cubes_of(colour)]
+    if draw(st.integers(0, 4)) == 0:  # a board no game makes
+        cubes += draw(st.lists(st.sampled_from(cubes), max_size=3))
+        cubes = [c for c in cubes if draw(st.integers(0, 30)) > 0]
+    spaces: dict[str, list[str]] = {}
+    bases: dict[str, list[str]] = {c: [] for c in colours}
+    open_spaces = all_spaces(colours, length)
+    for cube in draw(st.permutations(cubes)):
+        if draw(st.integers(0, 3)) == 0:
+            bases[draw(st.sampled_from(colours))].append(cube)
+        else:
+            spaces.setdefault(draw(st.sampled_from(open_spaces)), []).append(cube)
+    return {"colours": colours, "path_length": length, "spaces": spaces, "bases": bases}
+
+
+def moves(board: dict[str, Any], colour: str) -> st.SearchStrategy[dict[str, str]]:
+    """Mostly the mover's own cubes toward the other colours in play; any name now and then."""
+    own = [cube for cube in CUBES if cube_colour(cube) == colour]
+    others = [c for c in board["colours"] if c != colour]
+    return st.fixed_dictionaries({
+        "cube": st.one_of(st.sampled_from(own), st.sampled_from(CUBES + ODD_CUBES)) if own
+        else st.sampled_from(CUBES + ODD_CUBES),
+        "toward": st.one_of(st.sampled_from(others), st.sampled_from(list(COLOURS) + ODD_COLOURS)) if others
+        else st.sampled_from(list(COLOURS) + ODD_COLOURS),
+    })
+
+
+def outcome(function: Any, *args: Any) -> tuple[str, Any]:
+    """What ``function(*args)`` gives, or the error it raises (type and arguments)."""
+    try:
+        return "value", function(*args)
+    except Exception as exc:  # noqa: BLE001 - any error must be the same error
+        return type(exc).__name__, exc.args
+
+
+def test_route_tables_hold_exactly_what_the_functions_say() -> None:
+    for length in range(5, 21):
+        steps, pushes = routes(length)  # type: ignore[misc]
+        positions = all_spaces(list(COLOURS), length) + [base(c) for c in COLOURS]
+        assert set(steps) == set(pushes) == set(COLOURS)
+        for colour in COLOURS:
+            assert steps[colour] == {p: next_toward(p, colour, length) for p in positions}
+            assert pushes[colour] == {p: push_destination(p, colour, length) for p in positions}
+    for length in (4, 21, True, 7.0, "7", None):
+        assert routes(length) is None  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_play_move_plays_as_the_rules_read(data: st.DataObject) -> None:
+    state = data.draw(boards())
+    frozen = copy.deepcopy(state)
+    fast, plain = working_copy(state), copy.deepcopy(state)
+    colour = data.draw(st.sampled_from(list(state["colours"]) + ODD_COLOURS))
+    for move in data.draw(st.lists(moves(state, colour), min_size=1, max_size=8)):
+        before = outcome(winners, fast, state["colours"])
+        origin = data.draw(st.booleans()) and outcome(locate, fast, move["cube"])
+        handed = origin[1][0] if origin and origin[0] == "value" else None
+        got = outcome(play_move, fast, colour, move, handed)
+        expected = outcome(plain_play_move, plain, colour, move)
+        assert got == expected
+        if got[0] != "value":
+            break  # a failed move leaves the copy half played, as it always did: it is thrown away
+        assert (fast["spaces"], fast["bases"]) == (plain["spaces"], plain["bases"])
+        if before == ("value", []) and not entered_base(got[1]):
+            assert winners(fast, state["colours"]) == []
+    assert state == frozen, "play_move changed the state its working copy came from"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_checked_move_is_move_error_and_where_the_cube_is(data: st.DataObject) -> None:
+    state = data.draw(boards())
+    colour = data.draw(st.sampled_from(list(state["colours"]) + ODD_COLOURS))
+    move = data.draw(moves(state, colour))
+    got = outcome(checked_move, state, colour, move)
+    plain = outcome(plain_move_error, state, colour, move)
+    assert outcome(move_error, state, colour, move) == plain
+    if got[0] != "value":
+        assert got == plain
+        return
+    error, origin = got[1]
+    assert ("value", error) == plain
+    assert origin == (locate(state, move["cube"])[0] if error is None else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(boards(), st.sampled_from(COLOURS))
+def test_movable_cubes_is_is_movable_on_any_board(state: dict[str, Any], colour: str) -> None:
+    expected = outcome(lambda: [c for c in cubes_of(colour) if is_movable(state, c)])
+    assert outcome(movable_cubes, state, colour) == expected
+
+
+def test_movable_cubes_on_a_board_with_a_cube_in_two_places_asks_where_locate_finds_it() -> None:
+    # blue-1 is under yellow-1 on blue:2 (found first) and on top of blue:3: it may not move.
+    state = {"colours": ["blue", "yellow"], "path_length": 5,
+             "spaces": {"blue:2": ["blue-1", "yellow-1"], "blue:3": ["blue-1"]},
+             "bases": {"blue": ["blue-2", "blue-3", "blue-4", "blue-5"], "yellow": []}}
+    assert movable_cubes(state, "blue") == ["blue-2", "blue-3", "blue-4", "blue-5"]
+
