@@ -291,7 +291,39 @@ def winners(state: State, candidates: list[str]) -> list[str]:
     playing = [c for c in colours if c in candidates]
     if not playing:
         return []
+    inside = _base_sets(state["bases"], colours)
+    if inside is None:
+        return _winners_by_name(state, colours, playing)
+    if len(colours) >= 2 and sum(len(cubes) - len(cubes & _OWN_CUBES[other]) for other, cubes in inside.items()) < 3:
+        return []  # every way to win (_wins) takes at least three finished cubes of one colour
+    return [c for c in playing if _wins([len(_OWN_CUBES[c] & inside[other]) for other in colours if other != c],
+                                        len(colours))]
+
+
+def _winners_by_name(state: State, colours: list[str], playing: list[str]) -> list[str]:
+    """``winners`` on any board: each cube's colour read from its name."""
     inside = {other: list(map(colour_of_cube, state["bases"][other])) for other in colours}
     if len(colours) >= 2 and sum(len(cubes) - cubes.count(other) for other, cubes in inside.items()) < 3:
-        return []  # every way to win (_wins) takes at least three finished cubes of one colour
+        return []
     return [c for c in playing if _wins([inside[other].count(c) for other in colours if other != c], len(colours))]
+
+
+_OWN_CUBES = {colour: frozenset(cubes_of(colour)) for colour in COLOURS}
+_ALL_CUBES = frozenset(_CUBE_COLOURS)
+
+
+def _base_sets(bases: dict[str, list[str]], colours: list[str]) -> dict[str, set[str]] | None:
+    """The cubes in each base of ``colours`` as a set, when each is one of the twenty cube names, there
+    once (so a colour's count in a base is the size of a set intersection); None for anything else
+    (a base or colour missing, a cube no board holds), which ``_winners_by_name`` answers."""
+    inside = {}
+    try:
+        for other in colours:
+            cubes = bases[other]
+            found = set(cubes)
+            if len(found) != len(cubes) or not found <= _ALL_CUBES or other not in _OWN_CUBES:
+                return None
+            inside[other] = found
+    except (KeyError, TypeError):
+        return None
+    return inside

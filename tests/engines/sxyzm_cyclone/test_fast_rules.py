@@ -7,13 +7,16 @@ boards no real game reaches (a cube in two places, a cube missing, a forged move
   its working copy came from untouched;
 - ``checked_move`` is ``move_error`` plus ``locate``'s position;
 - ``movable_cubes`` (set shortcut on boards where every cube is in one place) is ``is_movable``;
+- ``winners`` (early answer from an upper bound on finished cubes) is ``has_won`` for each colour;
 - a move that puts no cube into a base makes no winner (validate and resolve skip ``winners`` then).
 """
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +40,7 @@ from engines.sxyzm_cyclone.rules import (
     RULE_TOWARD,
     checked_move,
     entered_base,
+    has_won,
     is_finished,
     is_movable,
     locate,
@@ -120,8 +124,9 @@ def boards(draw: st.DrawFn) -> dict[str, Any]:
     spaces: dict[str, list[str]] = {}
     bases: dict[str, list[str]] = {c: [] for c in colours}
     open_spaces = all_spaces(colours, length)
+    in_bases = draw(st.integers(0, 4))  # from none to nearly all: late games have many finished cubes
     for cube in draw(st.permutations(cubes)):
-        if draw(st.integers(0, 3)) == 0:
+        if draw(st.integers(0, 4)) < in_bases:
             bases[draw(st.sampled_from(colours))].append(cube)
         else:
             spaces.setdefault(draw(st.sampled_from(open_spaces)), []).append(cube)
@@ -213,3 +218,40 @@ def test_movable_cubes_on_a_board_with_a_cube_in_two_places_asks_where_locate_fi
              "bases": {"blue": ["blue-2", "blue-3", "blue-4", "blue-5"], "yellow": []}}
     assert movable_cubes(state, "blue") == ["blue-2", "blue-3", "blue-4", "blue-5"]
 
+
+@settings(max_examples=400, deadline=None)
+@given(boards(), st.lists(st.sampled_from(COLOURS), unique=True))
+def test_winners_is_has_won_on_any_board(state: dict[str, Any], candidates: list[str]) -> None:
+    expected = outcome(lambda: [c for c in state["colours"] if c in candidates and has_won(state, c)])
+    assert outcome(winners, state, candidates) == expected
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_winners_is_has_won_where_games_are_won(players: int) -> None:
+    """Boards near the win conditions (a few finished cubes more or less than they need), some
+    with a cube twice in a base: random, many, so every threshold is met and missed."""
+    rng = random.Random(f"near-wins-{players}")
+    colours = list(COLOURS[:players])
+    checked = {"won": 0, "doubled": 0}
+    for _ in range(4000):
+        bases: dict[str, list[str]] = {c: [] for c in colours}
+        spaces: dict[str, list[str]] = {}
+        finishing = rng.random()
+        for cube in [cube for colour in colours for cube in cubes_of(colour)]:
+            if rng.random() < finishing:
+                bases[rng.choice([c for c in colours if c != cube_colour(cube)])].append(cube)
+            elif rng.random() < 0.5:
+                bases[cube_colour(cube)].append(cube)
+            else:
+                spaces.setdefault(f"{cube_colour(cube)}:1", []).append(cube)
+        if rng.random() < 0.2:
+            inside = bases[rng.choice(colours)]
+            if inside:
+                inside.append(rng.choice(inside))
+                checked["doubled"] += 1
+        state = {"colours": colours, "path_length": 7, "spaces": spaces, "bases": bases}
+        candidates = [c for c in colours if rng.random() < 0.9]
+        expected = [c for c in colours if c in candidates and has_won(state, c)]
+        assert winners(state, candidates) == expected
+        checked["won"] += bool(expected)
+    assert checked["won"] > 200 and checked["doubled"] > 200
