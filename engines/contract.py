@@ -159,6 +159,13 @@ class Engine:
         """The open phase, or None once the game is over."""
         raise NotImplementedError
 
+    def phase_name(self, state: State) -> str | None:
+        """``phase(state).name``, or None once the game is over: all the audit checks of the phase
+        after each resolution.  An engine whose ``phase`` does more (who is awaited, a prompt) may
+        answer this directly, and must give the same answer for every state its own steps make."""
+        phase = self.phase(state)
+        return None if phase is None else phase.name
+
     def validate(self, state: State, actor: str, action: JSON) -> None:
         """Raise RuleError unless ``actor`` may send ``action`` now (schema already checked)."""
         raise NotImplementedError

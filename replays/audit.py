@@ -109,10 +109,10 @@ def _follows(after: Record, event: Event, plain: bool = False) -> str:
     engine = engine_for(after)
     state = after["engine"]
     number = event["data"]["number"]
-    following = engine.phase(state)
+    following = engine.phase_name(state)
     recorded_next = event["data"]["next"]
     if (following is None) != (recorded_next is None) or (
-        following is not None and following.name != recorded_next["name"]
+        following is not None and following != recorded_next["name"]
     ):
         return f"the phase after {number} differs from the rules"
     if following is None and not _same(engine.result(state), event["data"]["result"], plain):

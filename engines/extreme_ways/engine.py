@@ -26,6 +26,7 @@ from engines.extreme_ways.schemas import (
 from engines.rng import Rng
 
 DAY = 86400
+STAGES_WITH_PHASE = ("bidding", "moving", "ec_vote")  # each stage's phase has the stage's name
 
 
 class ExtremeWays(Engine):
@@ -173,6 +174,11 @@ class ExtremeWays(Engine):
                 "Token of Life holders: vote for the Elimination Candidate among the tied players.",
             )
         return None
+
+    def phase_name(self, state: State) -> str | None:
+        """``phase(state).name`` without the actors and prompt (the audit asks after every resolution)."""
+        stage = state["stage"]
+        return stage if stage in STAGES_WITH_PHASE else None
 
     # -- orders and resolutions -------------------------------------------------
     def validate(self, state: State, actor: str, action: JSON) -> None:
