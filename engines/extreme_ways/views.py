@@ -10,14 +10,25 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+import orjson
+
 from engines.contract import GM, JSON, Phase, State, Viewer
 from engines.extreme_ways import rules
 from engines.extreme_ways.players import ec_candidates
 
 
 def _detached(data: JSON) -> JSON:
-    """A copy sharing nothing with the state, so a caller can never alter the game."""
-    return json.loads(json.dumps(data))
+    """A copy sharing nothing with the state, so a caller can never alter the game.  States are JSON data,
+    which orjson copies as json does (same types and key order) several times faster; what orjson refuses
+    gets json's copy, or json's error."""
+    try:
+        return orjson.loads(orjson.dumps(data, option=_ONLY_JSON))
+    except TypeError:
+        return json.loads(json.dumps(data))
+
+
+# orjson writes dataclasses, datetimes and subclasses of str, int, dict and list in its own way: let json decide.
+_ONLY_JSON = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
 
 
 def _public_rules(options: JSON) -> JSON:

@@ -73,3 +73,30 @@ def test_a_game_forged_to_end_early_is_caught(name: str) -> None:
     assert report["divergences"][0]["seq"] == index + 1
     assert report["divergences"][0]["problem"] == \
         f"the phase after {events[index]['data']['number']} differs from the rules"
+
+
+def test_extreme_ways_views_and_results_are_the_json_copies_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engines.contract import GM, PUBLIC
+    from engines.extreme_ways import views
+
+    engine = registry.latest("extreme-ways")
+    assert engine is not None
+    seen = []
+    for case in engine.simulation_cases:
+        played = play_bots(engine, case.get("options"), player_list(case["players"], case.get("fields")), "copies")
+        for state in played.states[::7] + [played.final]:
+            for viewer in [PUBLIC, GM, *state["players"][:2]]:
+                seen.append((engine.view(state, viewer), engine.result(state)))
+    with monkeypatch.context() as patch:
+        patch.setattr(views, "_detached", lambda data: json.loads(json.dumps(data)))
+        index = 0
+        for case in engine.simulation_cases:
+            played = play_bots(engine, case.get("options"), player_list(case["players"], case.get("fields")),
+                               "copies")
+            for state in played.states[::7] + [played.final]:
+                for viewer in [PUBLIC, GM, *state["players"][:2]]:
+                    view, result = seen[index]
+                    index += 1
+                    assert json.dumps(view) == json.dumps(engine.view(state, viewer))  # key order too
+                    assert json.dumps(result) == json.dumps(engine.result(state))
+    assert views._detached({"a": [1, {"b": None}], 2: (True,)}) == {"a": [1, {"b": None}], "2": [True]}
