@@ -9,10 +9,13 @@ re-schedules itself.  ``resolve_due`` drains one second's batch of deadlines
 """
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 
 from rq.timeouts import BaseTimeoutException
@@ -42,8 +45,9 @@ def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = N
     ``batch``: the second whose batch this call comes from.  A phase whose deadline has
     since moved to another second is left to that second's batch, not waited for."""
     for _attempt in range(MAX_ATTEMPTS):
-        # The seed comes in the same round trip as the record: a resolution needs both.
-        record, (seed,) = ctx.loader.load_with(game_id, lambda pipe: pipe.hget(keys.private(game_id), "seed"))
+        # The seed and the game's deadline index entry come in the same round trip as the record.
+        record, (seed, indexed) = ctx.loader.load_with(game_id, lambda pipe: (
+            pipe.hget(keys.private(game_id), "seed"), deadlines.queue_score(pipe, game_id)))
         if record is None:
             return "unknown game"
         if record["status"] != "running" or record["phase"] is None:
@@ -66,7 +70,7 @@ def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = N
             schedule_at(ctx.queue, game_id, number, deadline, f"at{int(deadline.timestamp())}")
             return "not due yet"
         try:
-            _append_outcome(ctx, record, engine, number, trigger, now, seed)
+            _append_outcome(ctx, record, engine, number, trigger, now, seed, indexed)
         except Conflict:
             continue  # someone appended first: look again
         return f"resolved ({trigger})"
@@ -88,21 +92,41 @@ def resolve_due(ctx: Context, second: int, part: int) -> str:
         time.sleep(wait + 0.005)  # a deadline is kept up to and including its own instant
     began = time.monotonic()
     done: Counter[str] = Counter()
-    while members := pop_due(ctx.queue_redis, second, POP):
-        for game_id, number in members:
-            try:
-                outcome = resolve_phase(ctx, game_id, number, batch=second)
-            except BaseTimeoutException:
-                raise
-            except Exception:
-                log.exception("game %s phase %s: resolution failed; the sweeper will retry it", game_id, number)
-                outcome = "failed"
-            done[outcome.split(" (")[0]] += 1
-        if time.monotonic() - began > BATCH_BUDGET:
-            schedule_batch(ctx.queue, second, part, f"more{int(time.time())}", now=True)
-            done["handed on"] += 1
-            break
+    with _no_cycle_collection():
+        while members := pop_due(ctx.queue_redis, second, POP):
+            for game_id, number in members:
+                try:
+                    outcome = resolve_phase(ctx, game_id, number, batch=second)
+                except BaseTimeoutException:
+                    raise
+                except Exception:
+                    log.exception("game %s phase %s: resolution failed; the sweeper will retry it", game_id, number)
+                    outcome = "failed"
+                done[outcome.split(" (")[0]] += 1
+            if time.monotonic() - began > BATCH_BUDGET:
+                schedule_batch(ctx.queue, second, part, f"more{int(clock.now().timestamp())}", now=True)
+                done["handed on"] += 1
+                break
     return ", ".join(f"{what}: {count}" for what, count in sorted(done.items())) or "none left"
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused while a batch drains (at most ``BATCH_BUDGET``).
+
+    A resolution allocates and frees thousands of containers (the fold's records) and
+    makes no reference cycles (500 resolutions in a row left 36 unreachable objects), yet
+    the allocations keep triggering collections that walk every live object, the loader's
+    cache of records included: 55% of a resolution's CPU in a 500-game batch (1.39 ms
+    against 3.12 ms, measured in-process).  Reference counting still frees everything at
+    once; the collector runs as usual after the batch."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def resolvable(record: dict, engine, now: datetime) -> str | None:
@@ -127,7 +151,8 @@ def _fault_point(ctx: Context, game_id: str) -> None:
 
 
 def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: str, now: datetime,
-                    stored_seed: bytes | None) -> None:
+                    stored_seed: bytes | None, indexed: float | None) -> None:
+    """``indexed``: the game's deadline index entry as read with the record."""
     game_id = record["game_id"]
     if stored_seed is None:
         raise RuntimeError(f"game {game_id} has no seed")
@@ -144,8 +169,11 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
         data["next"] = phase_spec(record, following.name, number + 1, now)
         # Only ever earlier: until the outcome is in the log, this phase must stay where
         # the sweeper looks (a worker killed here would otherwise hide it until the next
-        # deadline); an entry that was lost comes back.
-        deadlines.due_by(ctx.redis, game_id, clock.parse(data["next"]["deadline"]))
+        # deadline); an entry that was lost comes back.  Usually it is there already (at
+        # this phase's deadline, or when the phase became resolvable): no write then.
+        following_due = clock.parse(data["next"]["deadline"])
+        if indexed is None or indexed > following_due.timestamp():
+            deadlines.due_by(ctx.redis, game_id, following_due)
     event = seal(record["seq"] + 1, record["head_hash"], "phase.resolved", ARBITER_ACTOR, data, salt=new_salt())
     _fault_point(ctx, game_id)
     ctx.store.append(game_id, event)

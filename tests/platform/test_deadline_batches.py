@@ -3,8 +3,10 @@ per job, a member lost with its worker found by the sweeper, a batch released ea
 never resolving early (freezegun clocks, a real RQ worker in burst mode)."""
 from __future__ import annotations
 
+import gc
 from datetime import datetime, timedelta
 
+import pytest
 from freezegun import freeze_time
 from rq import SimpleWorker
 from rq.job import Job
@@ -16,7 +18,7 @@ from service import clock
 from service.context import Context
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
-from workers import scheduling, sweeper
+from workers import resolution, scheduling, sweeper
 from workers.resolution import resolve_due
 
 
@@ -173,3 +175,22 @@ def test_a_phase_added_after_its_batch_was_drained_gets_a_job_of_its_own(api: Ap
         _run_due_jobs(ctx)
     assert len(_outcomes(api, late)) == 1
 
+
+
+def test_the_cycle_collector_runs_again_after_a_batch_even_one_that_failed(
+    api: Api, ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch pauses Python's cycle collector while it drains (workers/resolution.py)."""
+    games, when = _storm(api, ctx, 2)
+    second = int(when.timestamp())
+
+    def broken(*args: object, **kwargs: object) -> str:
+        assert not gc.isenabled()
+        raise TimeoutError("the job ran out of time")
+
+    monkeypatch.setattr(resolution, "resolve_phase", broken)
+    monkeypatch.setattr(resolution, "BaseTimeoutException", TimeoutError)  # as RQ's job timeout would
+    assert gc.isenabled()
+    with freeze_time(when + timedelta(seconds=1)), pytest.raises(TimeoutError):
+        resolve_due(ctx, second, 0)
+    assert gc.isenabled()

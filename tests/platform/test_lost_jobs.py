@@ -121,3 +121,20 @@ def test_an_order_that_loses_a_race_with_the_resolution_is_refused_not_moved(
     # The same order sent now, against round 2, is of course fine.
     assert commands.act(ctx, game.id, caller, {"type": "bid", "amount": 2})[0] == 202
 
+
+
+def test_a_resolution_puts_back_an_index_entry_that_was_lost(
+    api: Api, ctx: Context, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entry is read with the record and written only when missing (or later than the
+    next phase's deadline): a worker killed before its append still leaves the game indexed."""
+    overdue = _deadline(api, game) + timedelta(seconds=1)
+    deadlines.clear(ctx.redis, game.id)
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt("worker killed")
+
+    monkeypatch.setattr(ctx.store, "append", killed)
+    with freeze_time(overdue), pytest.raises(KeyboardInterrupt):
+        resolve_phase(ctx, game.id, 1)
+    assert ctx.redis.zscore(keys.DEADLINES, game.id) is not None
