@@ -48,18 +48,31 @@ def _redis_cpu(stack: Stack) -> float:
     return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
 
 
+def _redis_usec(stack: Stack) -> dict[str, int]:
+    """Microseconds Redis has spent in each command so far (INFO commandstats; a script's inner
+    calls are counted both on their own and inside its EVALSHA), the INFO calls themselves left out."""
+    stats = stack.client.info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(figures["usec"]) for name, figures in stats.items()
+            if not name.startswith("cmdstat_info")}
+
+
 def _measured(stack: Stack, api: Any, items: list[dict[str, Any]], threads: int, duration: float,
               tag: str) -> dict[str, Any]:
     """One load run, with the CPU time the API processes and Redis spent on it: the load
     generator shares the two cores and takes more of them from the faster side, so
-    requests per API CPU second is the fairer comparison of the work each side does."""
-    api_before, redis_before = api.cpu_seconds(), _redis_cpu(stack)
+    requests per API CPU second is the fairer comparison of the work each side does.
+    Redis's time per request in each command is reported too (where its share goes)."""
+    api_before, redis_before, usec_before = api.cpu_seconds(), _redis_cpu(stack), _redis_usec(stack)
     result = load(api.port, items, threads=threads, duration=duration, warmup=min(1.0, duration / 2),
                   idempotency_prefix=tag)
     api_cpu, redis_cpu = api.cpu_seconds() - api_before, _redis_cpu(stack) - redis_before
+    requests = max(1, result["all_requests"])
+    usec = {name: (total - usec_before.get(name, 0)) / requests for name, total in _redis_usec(stack).items()
+            if total != usec_before.get(name, 0)}
     result.update(api_cpu_s=api_cpu, redis_cpu_s=redis_cpu,
                   per_api_cpu_s=result["all_ok"] / max(1e-9, api_cpu),
-                  redis_cpu_ms_per_request=1000 * redis_cpu / max(1, result["all_requests"]))
+                  redis_cpu_ms_per_request=1000 * redis_cpu / requests,
+                  redis_command_us_per_request=usec)
     return result
 
 
@@ -94,10 +107,20 @@ def _rounds(stack: Stack, real: Any, base: Any, items: list[dict[str, Any]], rou
         "redis_cpu_ms_per_request_full": statistics.median(r["redis_cpu_ms_per_request"] for r in runs["full"]),
         "redis_cpu_ms_per_request_baseline": statistics.median(r["redis_cpu_ms_per_request"]
                                                                for r in runs["baseline"]),
+        "redis_command_us_per_request_full": _median_by_name([r["redis_command_us_per_request"]
+                                                              for r in runs["full"]]),
+        "redis_command_us_per_request_baseline": _median_by_name([r["redis_command_us_per_request"]
+                                                                  for r in runs["baseline"]]),
         "full_p99_ms": statistics.median(r["latency_ms"]["p99"] for r in runs["full"]),
         "baseline_p99_ms": statistics.median(r["latency_ms"]["p99"] for r in runs["baseline"]),
         "runs": runs,
     }
+
+
+def _median_by_name(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each name's median over the runs (0 in a run that did not have it)."""
+    names = sorted({name for run in runs for name in run})
+    return {name: statistics.median(run.get(name, 0.0) for run in runs) for name in names}
 
 
 def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rounds: int = 2,
@@ -136,6 +159,10 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     say(f"orders: {len(items)} bidders in {games} games, {threads} client threads, {rounds}x{duration}s each side")
     result.update(games=games, bidders=len(items), threads=threads, seconds_per_run=duration)
     result["everysec"] = _rounds(stack, real, base, items, rounds, duration, threads, "everysec")
+    for side in ("full", "baseline"):
+        usec = result["everysec"][f"redis_command_us_per_request_{side}"]
+        say(f"  orders: Redis time per request ({side}, median of rounds): "
+            + ", ".join(f"{name} {value:.1f} us" for name, value in sorted(usec.items(), key=lambda kv: -kv[1])[:6]))
     result["summary"] = _summary(result)
     stack.client.config_set("appendfsync", "always")
     try:
