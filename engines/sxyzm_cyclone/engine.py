@@ -209,8 +209,7 @@ class SxyzmCyclone(Engine):
         """Replay the recorded moves and open the recorded next turn (no draws here)."""
         public = outcome["public"]
         new = {**state, **rules.working_copy(state)}  # the board is played on a copy; the rest is shared
-        for effect in public["moves"]:
-            rules.play_move(new, public["colour"], {"cube": effect["cube"], "toward": effect["toward"]})
+        rules.replay_moves(new, public)
         new["order"] = None
         new["winners"] = [turns.colour_of(new, p) for p in public["winners"]]
         if public["ended"]:

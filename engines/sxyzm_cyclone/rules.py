@@ -194,33 +194,82 @@ def play_move(state: State, colour: str, move: Move, origin: str | None = None) 
     cube, toward = move["cube"], move["toward"]
     if origin is None:
         origin, _ = locate(state, cube)
+    pushes: list[dict[str, Any]] = []
+    target = _play(state, colour, cube, toward, origin, pushes)
+    return {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": pushes}
+
+
+def replay_moves(state: State, public: dict[str, Any]) -> None:
+    """Play an outcome's recorded moves on the working copy ``state``, as ``play_move`` plays each
+    (``apply_outcome``: a replay needs no record of what happened, it has one).
+
+    Each move records where its cube was (``from``).  On a board where no cube is in two places
+    (every board the rules make) a cube found there is where ``locate`` finds it, and a move from
+    there keeps it so; anything else (a forged outcome) is located, and nothing trusted after it."""
+    moves = public["moves"]
+    known = bool(moves) and _one_place_each(state)
+    for effect in moves:
+        colour = public["colour"]
+        cube, toward = effect["cube"], effect["toward"]
+        origin = _found_at(state, cube, effect.get("from")) if known else None
+        if origin is None:
+            known = False
+            origin, _ = locate(state, cube)
+        _play(state, colour, cube, toward, origin, None)
+
+
+def _one_place_each(state: State) -> bool:
+    """No cube on the board twice (in stacks and bases together)."""
+    try:
+        placed = list(chain.from_iterable(state["spaces"].values()))
+        placed += chain.from_iterable(state["bases"].values())
+        return len(set(placed)) == len(placed)
+    except TypeError:  # an unhashable cube: never on a board the rules make
+        return False
+
+
+def _found_at(state: State, cube: str, position: Any) -> str | None:
+    """``position`` if ``cube`` is there (on top of its stack, or in that base), else None."""
+    if type(position) is not str:
+        return None
+    if position.startswith(BASE_PREFIX):
+        inside = state["bases"].get(base_colour(position))
+        return position if inside is not None and cube in inside else None
+    stack = state["spaces"].get(position)
+    return position if stack and stack[-1] == cube else None
+
+
+def _play(state: State, colour: str, cube: str, toward: str, origin: str,
+          pushes: list[dict[str, Any]] | None) -> str:
+    """``play_move``'s play: the space or base the cube steps to.  ``pushes``: a list to record each
+    push in, or None when nobody asks."""
     _lift(state, cube, origin)
     spaces, length = state["spaces"], state["path_length"]
     tables = routes(length)
     target = tables[0].get(toward, _NOWHERE).get(origin) if tables is not None and type(toward) is str else None
     if target is None:  # not a position or colour of the board (see ``routes``)
         target = next_toward(origin, toward, length)
-    effect: dict[str, Any] = {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": []}
     if target.startswith(BASE_PREFIX):
         _enter_base(state, target, [cube])
-        return effect
+        return target
     below = spaces.pop(target, [])
     stack = below + [cube]
     position = target
     if len(below) >= 2:
-        pushes = tables[1].get(colour, _NOWHERE) if tables is not None and type(colour) is str else _NOWHERE
+        steps = tables[1].get(colour, _NOWHERE) if tables is not None and type(colour) is str else _NOWHERE
         while True:
-            position = pushes.get(position) or push_destination(position, colour, length)
-            effect["pushes"].append({"stack": list(stack), "to": position})
+            position = steps.get(position) or push_destination(position, colour, length)
+            if pushes is not None:
+                pushes.append({"stack": list(stack), "to": position})
             if position.startswith(BASE_PREFIX):
                 _enter_base(state, position, stack)
-                return effect
+                return target
             below = spaces.pop(position, [])
             stack = below + stack
             if not below:
                 break
     spaces[position] = stack
-    return effect
+    return target
 
 
 _NOWHERE: dict[str, str] = {}  # the table row of a colour the board does not have

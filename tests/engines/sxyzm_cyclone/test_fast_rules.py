@@ -8,6 +8,8 @@ boards no real game reaches (a cube in two places, a cube missing, a forged move
 - ``checked_move`` is ``move_error`` plus ``locate``'s position;
 - ``movable_cubes`` (set shortcut on boards where every cube is in one place) is ``is_movable``;
 - ``winners`` (early answer from an upper bound on finished cubes) is ``has_won`` for each colour;
+- ``replay_moves`` (``apply_outcome``: a move's recorded ``from`` trusted where the cube is, on a
+  board with no cube twice) plays like the plain moves;
 - a move that puts no cube into a base makes no winner (validate and resolve skip ``winners`` then).
 """
 from __future__ import annotations
@@ -47,6 +49,7 @@ from engines.sxyzm_cyclone.rules import (
     move_error,
     movable_cubes,
     play_move,
+    replay_moves,
     targets,
     winners,
     working_copy,
@@ -255,3 +258,72 @@ def test_winners_is_has_won_where_games_are_won(players: int) -> None:
         assert winners(state, candidates) == expected
         checked["won"] += bool(expected)
     assert checked["won"] > 200 and checked["doubled"] > 200
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_replay_moves_plays_each_move_as_the_rules_read(data: st.DataObject) -> None:
+    """``apply_outcome``'s replay trusts a move's recorded ``from`` only where the cube is: on any
+    board, with true, wrong and odd ``from``s, it plays what the plain moves play and fails alike."""
+    state = data.draw(boards())
+    colour = data.draw(st.sampled_from(list(state["colours"]) + ODD_COLOURS))
+    fast, plain = working_copy(state), copy.deepcopy(state)
+    recorded = []
+    for move in data.draw(st.lists(moves(state, colour), max_size=8)):
+        where = outcome(locate, plain, move["cube"])
+        played = outcome(plain_play_move, copy.deepcopy(plain), colour, move)
+        effect: dict[str, Any] = dict(move)
+        holding = [p for p, stack in plain["spaces"].items() if move["cube"] in stack] + [
+            base(c) for c, inside in plain["bases"].items() if move["cube"] in inside]
+        hint = data.draw(st.sampled_from(["true", "holding", "wrong", "odd", "none"]))
+        if hint == "true" and where[0] == "value":
+            effect["from"] = where[1][0]
+        elif hint == "holding" and holding:  # on a board with a cube twice: maybe not where locate finds it
+            effect["from"] = data.draw(st.sampled_from(holding))
+        elif hint == "wrong":
+            effect["from"] = data.draw(st.sampled_from(all_spaces(list(COLOURS), 5) + [base(c) for c in COLOURS]))
+        elif hint == "odd":
+            effect["from"] = data.draw(st.sampled_from([None, 3, ["blue:1"], "centre"]))
+        recorded.append(effect)
+        if played[0] != "value":
+            break
+        plain_play_move(plain, colour, move)  # the board the next move's ``from`` is drawn on
+    plain = copy.deepcopy(state)
+    public = {"colour": colour, "moves": recorded}
+    def plain_replay() -> None:
+        for effect in recorded:
+            plain_play_move(plain, colour, {"cube": effect["cube"], "toward": effect["toward"]})
+
+    got = outcome(replay_moves, fast, public)
+    expected = outcome(plain_replay)
+    assert got == expected
+    if got[0] == "value":
+        assert (fast["spaces"], fast["bases"]) == (plain["spaces"], plain["bases"])
+
+
+def _replayed_both_ways(spaces: dict[str, list[str]], recorded: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """The board after ``replay_moves`` and after the plain moves, from the same board."""
+    state = {"colours": ["blue", "yellow"], "path_length": 5, "spaces": spaces,
+             "bases": {"blue": [c for c in cubes_of("blue") if not any(c in s for s in spaces.values())],
+                       "yellow": [c for c in cubes_of("yellow") if not any(c in s for s in spaces.values())]}}
+    fast, plain = working_copy(state), copy.deepcopy(state)
+    replay_moves(fast, {"colour": "blue", "moves": recorded})
+    for effect in recorded:
+        plain_play_move(plain, "blue", {"cube": effect["cube"], "toward": effect["toward"]})
+    return (fast["spaces"], fast["bases"]), (plain["spaces"], plain["bases"])
+
+
+def test_replay_does_not_trust_from_on_a_board_with_a_cube_twice() -> None:
+    # blue-1 is on blue:2 (under yellow-1, found first) and on blue:3: the move lifts from blue:2.
+    fast, plain = _replayed_both_ways({"blue:2": ["blue-1", "yellow-1"], "blue:3": ["blue-1"]},
+                                      [{"cube": "blue-1", "toward": "yellow", "from": "blue:3"}])
+    assert fast == plain
+
+
+def test_replay_stops_trusting_from_after_a_move_from_under_a_stack() -> None:
+    # A forged first move lifts blue-1 from under blue-2 (which the lift takes instead): blue-1 is
+    # then on blue:1 and blue:2, and the second move must take it from blue:1, where locate finds it.
+    fast, plain = _replayed_both_ways({"blue:1": ["blue-1", "blue-2"]},
+                                      [{"cube": "blue-1", "toward": "yellow", "from": "blue:1"},
+                                       {"cube": "blue-1", "toward": "yellow", "from": "blue:2"}])
+    assert fast == plain
