@@ -107,7 +107,7 @@ class SxyzmCyclone(Engine):
             awaiting=awaiting,
             sealed=False,
             round=state["turn"],
-            prompt=views.prompt(state, can_move),
+            prompt=views.prompt(state, can_move, player),
         )
 
     def validate(self, state: State, actor: str, action: JSON) -> None:
@@ -162,7 +162,7 @@ class SxyzmCyclone(Engine):
         """Play the turn (or its missed-turn default), check for winners, open the next turn."""
         colour = state["current"]
         player = turns.player_of(state, colour)
-        source, moves = self._turn_moves(state, colour, rng)
+        source, moves = self._turn_moves(state, colour, player, rng)
         work = rules.working_copy(state)
         effects: list[dict[str, Any]] = []
         won: list[str] = []
@@ -192,10 +192,10 @@ class SxyzmCyclone(Engine):
                               "roll": turns.draw_roll(state["options"], turn, rng)}
         return {"public": public, "private": {}, "secret": {}}
 
-    def _turn_moves(self, state: State, colour: str, rng: Rng) -> tuple[str, list[rules.Move]]:
+    def _turn_moves(self, state: State, colour: str, player: str, rng: Rng) -> tuple[str, list[rules.Move]]:
         """Which moves the turn plays: the order, or the default for a turn without one.  ``rng``: the
         phase's; a random default draws from its "missed" fork, made only then (a fork costs a hash)."""
-        if turns.player_of(state, colour) in state["ejected"]:
+        if player in state["ejected"]:  # the player of ``colour``
             return "ejected", []
         if state["order"] is not None:
             return "order", state["order"]

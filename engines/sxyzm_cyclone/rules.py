@@ -167,7 +167,7 @@ def checked_move(state: State, colour: str, move: Move) -> tuple[tuple[str, str]
     cube, toward = move["cube"], move["toward"]
     if colour_of_cube(cube) != colour:
         return (RULE_OWN_CUBE, f"{cube} is not a {colour} cube"), None
-    if toward not in targets(state, colour):
+    if toward == colour or toward not in state["colours"]:  # not in targets(state, colour), without the list
         if toward == colour:
             return (RULE_TOWARD, "a cube cannot move toward its own base"), None
         return (RULE_TOWARD, f"{toward} is not in play, so the path to the {toward} base is closed"), None

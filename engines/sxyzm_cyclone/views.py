@@ -11,11 +11,11 @@ from engines.sxyzm_cyclone.board import CENTRE, cube_colour, path_spaces, side_c
 State = dict[str, Any]
 
 
-def prompt(state: State, can_move: bool | None = None) -> str:
+def prompt(state: State, can_move: bool | None = None, player: str | None = None) -> str:
     """What the turn asks of its player, in words: how many moves, or why none.  ``can_move``:
-    whether the current colour has a movable cube, if the caller knows already."""
+    whether the current colour has a movable cube, ``player`` who plays it, if the caller knows already."""
     colour = state["current"]
-    player = turns.player_of(state, colour)
+    player = turns.player_of(state, colour) if player is None else player
     name = _name(state, player)
     roll = state["roll"]
     opening = f"Turn {state['turn']}: {name} ({colour}) rolled {roll}"
