@@ -68,7 +68,7 @@ class GoldenStrider(Engine):
 
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
         """Everyone on square 0, level in 1st place, cards still to be chosen (rule 2)."""
-        opts = copy.deepcopy(options)
+        opts = _copy_options(options)
         runners: list[dict[str, Any]] = []
         taken: set[str] = set()
         for player in players:
@@ -117,11 +117,21 @@ class GoldenStrider(Engine):
             raise not_now("phase", "the game is over")
         if STAGE_ACTION[stage] != kind:
             raise not_now("phase", f"{kind} is not an order for the {stage} phase")
+        if stage == "round":  # kind is "play"
+            mine = orders.own_runners(state, actor)
+            if mine:  # and a player: actor in _owners(state)
+                for player in state["players"]:
+                    if player["id"] == actor:
+                        break
+                else:
+                    mine = []
+            if not mine:
+                raise not_now("phase", "you have no order to give in this phase")
+            orders.check_play(state, orders.named_runner(mine, action.get("runner")), action)
+            return
         if actor not in _actors(state, stage):
             raise not_now("phase", "you have no order to give in this phase")
-        if kind == "play":
-            orders.check_play(state, orders.find_runner(state, actor, action.get("runner")), action)
-        elif kind == "accuse":
+        if kind == "accuse":
             _check_accusation(state, actor, action.get("runner"))
         else:
             rules.check_starting_cards(action["algorithm"]["cards"], 30)
@@ -213,6 +223,18 @@ class GoldenStrider(Engine):
         if state["stage"] == "accusation":
             return bots.accuse(state, actor, rng)
         return bots.robot(rng)
+
+
+def _copy_options(options: JSON) -> JSON:
+    """``copy.deepcopy(options)``, quicker for what options are (dicts, lists, strings, numbers)."""
+    kind = type(options)
+    if kind is dict:
+        return {key: _copy_options(value) for key, value in options.items()}
+    if kind is list:
+        return [_copy_options(value) for value in options]
+    if kind is str or kind is int or kind is bool or options is None:
+        return options
+    return copy.deepcopy(options)
 
 
 def _runner_names(player: JSON, variant: str) -> list[str]:

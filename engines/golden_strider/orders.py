@@ -5,18 +5,30 @@ from typing import Any
 
 from engines.contract import RuleError, not_now
 from engines.golden_strider import rules
-from engines.golden_strider.race import Plan, active, hand_for
+from engines.golden_strider.race import Plan, held
 from engines.golden_strider.tarnished import starting_total
 
 
 def own_runners(state: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
     """The player's runners still in the race (one, or two for a Tarnished manager)."""
-    return [r for r in active(state) if r["owner"] == player_id]
+    return [r for r in state["runners"] if r["owner"] == player_id and not r["withdrawn"]]  # of race.active
 
 
 def find_runner(state: dict[str, Any], player_id: str, name: str | None) -> dict[str, Any]:
     """The runner an order names (by id or name); the only one when there is one."""
-    mine = own_runners(state, player_id)
+    if name is None:
+        return named_runner(own_runners(state, player_id), name)
+    # named_runner(own_runners(...), name) in one pass over the runners, for every order replayed
+    wanted = name.strip().casefold()
+    for runner in state["runners"]:
+        if runner["owner"] == player_id and not runner["withdrawn"] and (
+                wanted == runner["id"].casefold() or wanted == runner["name"].casefold()):
+            return runner
+    raise RuleError("runner", f"you have no runner in the race called {name!r}", {"runner": name})
+
+
+def named_runner(mine: list[dict[str, Any]], name: str | None) -> dict[str, Any]:
+    """``find_runner`` among the player's runners ``mine`` (``own_runners``)."""
     if name is None:
         if len(mine) == 1:
             return mine[0]
@@ -24,7 +36,7 @@ def find_runner(state: dict[str, Any], player_id: str, name: str | None) -> dict
         raise RuleError("runner", f"name which runner this order is for ({names})", {"runners": names})
     wanted = name.strip().casefold()
     for runner in mine:
-        if wanted in (runner["id"].casefold(), runner["name"].casefold()):
+        if wanted == runner["id"].casefold() or wanted == runner["name"].casefold():
             return runner
     raise RuleError("runner", f"you have no runner in the race called {name!r}", {"runner": name})
 
@@ -61,7 +73,7 @@ def check_drug_use(state: dict[str, Any], runner: dict[str, Any], action: dict[s
 
 def plan_from_order(state: dict[str, Any], runner: dict[str, Any], order: dict[str, Any]) -> Plan:
     """A checked order as the plan ``race.resolve_round`` plays."""
-    hand = hand_for(state, runner, order)
+    hand = held(state, runner, order)
     return {
         "card": rules.find_card(hand, order["card"]), "move": order["move"], "bank": order["bank"],
         "deduct": order["deduct"], "energiza": order.get("energiza", 0), "boost": order.get("boost", 0),
@@ -73,10 +85,13 @@ def check_play(state: dict[str, Any], runner: dict[str, Any], action: dict[str, 
     """Rules 2, 5, 8 and 12 (and the drugs) for one runner's order this round."""
     check_setup(state, runner, action)
     check_drug_use(state, runner, action)
-    plan = plan_from_order(state, runner, action)
-    hand = hand_for(state, runner, action)
+    # What plan_from_order reads, in its order (so that a malformed order fails the same way),
+    # without building the plan: the card it names, then its split.
+    hand = held(state, runner, action)
+    card = rules.find_card(hand, action["card"])
+    move, bank, deduct = action["move"], action["bank"], action["deduct"]
     mode = state["options"]["seven_turn_rule"]
-    if not rules.keeps_seven_turn_rule(hand, plan["card"], state["round"], mode):
+    if not rules.keeps_seven_turn_rule(hand, card, state["round"], mode):
         due = rules.card_label(hand[rules.forced_card(hand, state["round"], mode)])
         playable = [
             rules.card_label(c) for i, c in enumerate(hand)
@@ -88,5 +103,5 @@ def check_play(state: dict[str, Any], runner: dict[str, Any], action: dict[str, 
             f"you cannot play in time; play {' or '.join(sorted(set(playable)))}",
             {"card": action["card"], "must_play": due, "playable": playable},
         )
-    value = hand[plan["card"]]["value"]
-    rules.split_card(value, runner["owed"], action["move"], action["bank"], action["deduct"])
+    value = hand[card]["value"]
+    rules.split_card(value, runner["owed"], move, bank, deduct)

@@ -29,6 +29,15 @@ def hand_for(state: dict[str, Any], runner: dict[str, Any], plan: Plan | None) -
     """The runner's hand now; in round 1 the starting cards sent with the order."""
     if runner["cards"] is not None:
         return [dict(c) for c in runner["cards"]]
+    return held(state, runner, plan)
+
+
+def held(state: dict[str, Any], runner: dict[str, Any], plan: Plan | None) -> list[Card]:
+    """``hand_for`` without the copy, for the rules that only read the hand (checking and
+    resolving orders): states are never changed, so the runner's own list will do."""
+    cards = runner["cards"]
+    if cards is not None:
+        return cards
     values = (plan or {}).get("cards") or state["options"]["default_cards"]
     return rules.starting_hand(list(values))
 
@@ -50,36 +59,44 @@ def resolve_round(state: dict[str, Any], plans: dict[str, Plan | None]) -> dict[
     runners = active(state)
     before = rules.positions({r["id"]: r["square"] for r in runners})
 
-    moves: dict[str, dict[str, Any]] = {}
+    moves: dict[str, tuple[Any, ...]] = {}
     for runner in runners:
         plan = plans.get(runner["id"])
         moves[runner["id"]] = _run_card(state, runner, plan, round_no, length, course)
-    after = rules.positions({rid: m["S"] for rid, m in moves.items()})
+    after = rules.positions({rid: m[6] for rid, m in moves.items()})
 
     rows, secret, private = [], {}, {}
     for runner in runners:
-        m = moves[runner["id"]]
-        place = after[runner["id"]]
+        rid = runner["id"]
+        labels, played, forfeited, paid, move, bank, square, trip, auto, drug, energiza, boost = moves[rid]
+        place = after[rid]
         bonus = rules.positional_bonus(place, field)
-        banked = m["B"] + (opts["enduron_bank"] if m["drug"] == "enduron" else 0)
-        penalty = m["trip"]["penalty"] if m["trip"] else 0
+        banked = bank + (opts["enduron_bank"] if drug == "enduron" else 0)
+        penalty = trip["penalty"] if trip else 0
         value, balance = rules.replacement_card(banked, bonus, penalty)
-        carried = runner["owed"] - m["D"]
-        cost = rules.overtaking_cost(before[runner["id"]], place, round_no, opts["free_rounds"])
-        cards = m["cards"] + [rules.card_label({"value": value, "turn": round_no})]
+        carried = runner["owed"] - paid
+        cost = rules.overtaking_cost(before[rid], place, round_no, opts["free_rounds"])
+        cards = labels + [f"{value}/{round_no}"]  # the replacement card's label (card_label)
         row = {
-            "runner": runner["id"], "cards": cards, "played": m["played"],
-            "D": m["D"], "M": m["M"], "B": m["B"], "R": value, "S": m["S"], "P": place,
+            "runner": rid, "cards": cards, "played": played,
+            "D": paid, "M": move, "B": bank, "R": value, "S": square, "P": place,
             "O": cost + carried + balance,
         }
         # Rare remarks only when they apply, to keep the history (and the log) small.
-        extras = {"cf": carried > 0, "auto": m["auto"], "trip": m["trip"], "forfeited": m["forfeited"]}
-        row.update({key: value for key, value in extras.items() if value})
+        cf = carried > 0
+        if cf:
+            row["cf"] = cf
+        if auto:
+            row["auto"] = auto
+        if trip:
+            row["trip"] = trip
+        if forfeited:
+            row["forfeited"] = forfeited
         rows.append(row)
-        if m["drug"] is not None:
-            used = {"drug": m["drug"], "energiza": m["energiza"], "boost": m["boost"]}
-            secret[runner["id"]] = used
-            private.setdefault(runner["owner"], {})[runner["id"]] = used
+        if drug is not None:
+            used = {"drug": drug, "energiza": energiza, "boost": boost}
+            secret[rid] = used
+            private.setdefault(runner["owner"], {})[rid] = used
     order = {r["id"]: i for i, r in enumerate(state["runners"])}
     rows.sort(key=lambda row: (row["P"], order[row["runner"]]))
     over = any(row["S"] >= length for row in rows) or round_no >= opts["max_rounds"] or not rows
@@ -94,10 +111,16 @@ def resolve_round(state: dict[str, Any], plans: dict[str, Plan | None]) -> dict[
 def _run_card(
     state: dict[str, Any], runner: dict[str, Any], plan: Plan | None, round_no: int,
     length: int, course: dict[int, int],
-) -> dict[str, Any]:
-    """Play one runner's card: rule 13/14 defaults, restitution, movement, obstacles."""
+) -> tuple[Any, ...]:
+    """Play one runner's card: rule 13/14 defaults, restitution, movement, obstacles.
+
+    Returns the hand's labels, the index played, the indices forfeited, D, M, B, the
+    square, the trip (or None), auto, the drug, the Energiza points and the boost.
+    """
     opts = state["options"]
-    hand = hand_for(state, runner, plan)
+    hand = runner["cards"]
+    if hand is None:
+        hand = held(state, runner, plan)
     drug = drug_for(state, runner, plan)
     mode = opts["seven_turn_rule"]
     chosen = plan.get("card") if plan else None
@@ -119,12 +142,9 @@ def _run_card(
         crosses = square >= length if past_post else square + wanted >= length
         if crosses:
             boost, square = wanted, square + wanted
-    forfeit = set(rules.expiring(hand, round_no)) - {index} if mode == "at_expiry" else set()
-    return {
-        "cards": [rules.card_label(c) for c in hand], "played": index, "forfeited": sorted(forfeit),
-        "D": paid, "M": move, "B": bank, "S": square, "trip": trip,
-        "auto": auto, "drug": drug, "energiza": extra, "boost": boost,
-    }
+    forfeit = [i for i in rules.expiring(hand, round_no) if i != index] if mode == "at_expiry" else []
+    labels = [f"{c['value']}/{c['turn']}" for c in hand]  # card_label of each card held
+    return labels, index, forfeit, paid, move, bank, square, trip, auto, drug, extra, boost
 
 
 def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
@@ -132,7 +152,8 @@ def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any
     # A new state sharing what it does not change (states are never mutated): only the
     # runners are copied, as they are updated in place below.  "history" is taken out and
     # put back last, which is where it has always been after a round.
-    new = {key: value for key, value in state.items() if key != "history"}
+    new = dict(state)
+    new.pop("history", None)
     new["runners"] = [dict(runner) for runner in new["runners"]]
     public = outcome["public"]
     drugs = outcome.get("secret", {}).get("drugs", {})
@@ -140,8 +161,9 @@ def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any
     for row in public["rows"]:
         runner = by_id[row["runner"]]
         gone = {row["played"], *row.get("forfeited", [])}
-        runner["cards"] = [rules.parse_label(c) for i, c in enumerate(row["cards"]) if i not in gone]
-        runner.update(square=row["S"], position=row["P"], owed=row["O"], cf=row.get("cf", False))
+        runner["cards"] = rules.parse_labels(row["cards"], gone)
+        runner["square"], runner["position"], runner["owed"], runner["cf"] = (
+            row["S"], row["P"], row["O"], row.get("cf", False))
         used = drugs.get(row["runner"])
         if used:
             runner["drug"] = used["drug"]

@@ -27,19 +27,28 @@ def card_label(card: Card) -> str:
 
 def parse_label(label: str) -> Card:
     """The card written as "value/turn"."""
-    parsed = _PARSED.get(label) if type(label) is str else None
-    if parsed is None:
+    card = _CARDS.get(label) if type(label) is str else None
+    if card is None:
         value, turn = label.split("/", 1)
-        parsed = int(value), int(turn)
-        if type(label) is str and len(_PARSED) < _PARSED_MAX:
-            _PARSED[label] = parsed
-    return {"value": parsed[0], "turn": parsed[1]}
+        card = {"value": int(value), "turn": int(turn)}
+        if type(label) is str and len(_CARDS) < _CARDS_MAX:
+            _CARDS[label] = card
+    return card.copy()  # never the cached dict itself: states own their cards
 
 
-# Every round's replay reads every runner's hand back from its labels: the few labels there
-# are ("0/0" .. "10/40") are parsed once.  Bounded, since a log can hold any string.
-_PARSED: dict[str, tuple[int, int]] = {}
-_PARSED_MAX = 4096
+def parse_labels(labels: Any, gone: Any) -> list[Card]:
+    """``[parse_label(c) for i, c in enumerate(labels) if i not in gone]``: a round's replay reads
+    every runner's hand back from its labels, so the usual case is one cache look-up per card."""
+    try:
+        return [_CARDS[c].copy() for i, c in enumerate(labels) if i not in gone]
+    except (KeyError, TypeError):  # a label not seen yet, or not a string: parse_label, with its errors
+        return [parse_label(c) for i, c in enumerate(labels) if i not in gone]
+
+
+# The few labels there are ("0/0" .. "10/40") are parsed once; each caller gets a copy of the
+# cached card.  Bounded, since a log can hold any string.
+_CARDS: dict[str, Card] = {}
+_CARDS_MAX = 4096
 
 
 def sort_hand(cards: Iterable[Card]) -> list[Card]:
@@ -49,7 +58,7 @@ def sort_hand(cards: Iterable[Card]) -> list[Card]:
 
 def starting_hand(values: list[int]) -> list[Card]:
     """Rule 2: the five chosen starting cards, all received in turn 0."""
-    return sort_hand({"value": v, "turn": 0} for v in values)
+    return [{"value": v, "turn": 0} for v in sorted(values)]  # sort_hand's order: all turn 0, so by value
 
 
 def check_starting_cards(values: list[int], total: int) -> None:
@@ -66,20 +75,39 @@ def check_starting_cards(values: list[int], total: int) -> None:
 
 def find_card(hand: list[Card], label: str) -> int:
     """Index of the card named "value/turn" (or just "value": the oldest of that value)."""
+    wanted = _NAMED.get(label) if type(label) is str else None
+    if wanted is None:
+        wanted = _card_name(label)
+        if type(label) is str and len(_NAMED) < _CARDS_MAX:
+            _NAMED[label] = wanted
+    value, turn = wanted
+    if turn is None:
+        for i, c in enumerate(hand):
+            if c["value"] == value:
+                return i
+    else:
+        for i, c in enumerate(hand):
+            if c["value"] == value and c["turn"] == turn:
+                return i
+    text = str(label).strip()
+    held = " ".join(card_label(c) for c in hand)
+    raise RuleError("rule 5", f"you hold no card {text} (you hold {held})", {"card": text})
+
+
+def _card_name(label: str) -> tuple[int, int | None]:
+    """(value, turn) as an order names a card; turn None for a bare value (any turn)."""
     text = str(label).strip()
     try:
         if "/" in text:
             value, turn = (int(part) for part in text.split("/", 1))
-            matches = [i for i, c in enumerate(hand) if c["value"] == value and c["turn"] == turn]
-        else:
-            value = int(text)
-            matches = [i for i, c in enumerate(hand) if c["value"] == value]
+            return value, turn
+        return int(text), None
     except ValueError:
         raise RuleError("rule 5", f"name a card as value/turn, like 6/0, not {label!r}") from None
-    if not matches:
-        held = " ".join(card_label(c) for c in hand)
-        raise RuleError("rule 5", f"you hold no card {text} (you hold {held})", {"card": text})
-    return matches[0]
+
+
+# Orders name cards with the same few labels: each is read once (bounded like _CARDS).
+_NAMED: dict[str, tuple[int, int | None]] = {}
 
 
 def default_card(hand: list[Card]) -> int:
@@ -98,15 +126,25 @@ def keeps_seven_turn_rule(hand: list[Card], index: int, round_no: int, mode: str
     ``ahead``: only if every other card can still be played by its deadline, one a
     round (earliest deadline first).  ``at_expiry``: only if no other card expires now.
     """
-    rest = [deadline(c) for i, c in enumerate(hand) if i != index]
+    rest = [c["turn"] + CARD_LIFE for i, c in enumerate(hand) if i != index]  # deadline() of the others
     if mode == "at_expiry":
-        return deadline(hand[index]) <= round_no or all(d > round_no for d in rest)
-    return all(d >= round_no + 1 + j for j, d in enumerate(sorted(rest)))
+        if hand[index]["turn"] + CARD_LIFE <= round_no:
+            return True
+        for d in rest:
+            if not d > round_no:
+                return False
+        return True
+    j = 0
+    for d in sorted(rest):
+        if not d >= round_no + 1 + j:
+            return False
+        j += 1
+    return True
 
 
 def expiring(hand: list[Card], round_no: int) -> list[int]:
     """Indices of cards whose last round is this one (rule 8)."""
-    return [i for i, c in enumerate(hand) if deadline(c) <= round_no]
+    return [i for i, c in enumerate(hand) if c["turn"] + CARD_LIFE <= round_no]
 
 
 def forced_card(hand: list[Card], round_no: int, mode: str) -> int:
@@ -207,6 +245,8 @@ def run(start: int, points: int, obstacles: dict[int, int]) -> tuple[int, dict[s
     that do not move the runner; ending on one without paying them all is a trip,
     penalised one point plus the points unpaid.  Returns (square, trip or None).
     """
+    if not obstacles and type(start) is int and type(points) is int:  # the flat course: no square to look at
+        return (start + points if points > 0 else start), None
     square, left = start, points
     while left > 0:
         square += 1
