@@ -243,8 +243,19 @@ def _play(state: State, colour: str, cube: str, toward: str, origin: str,
           pushes: list[dict[str, Any]] | None) -> str:
     """``play_move``'s play: the space or base the cube steps to.  ``pushes``: a list to record each
     push in, or None when nobody asks."""
-    _lift(state, cube, origin)
-    spaces, length = state["spaces"], state["path_length"]
+    spaces = state["spaces"]
+    if origin.startswith(BASE_PREFIX):  # lift it: stacks and base lists are replaced, never edited (shared)
+        bases, home = state["bases"], base_colour(origin)
+        inside = list(bases[home])
+        inside.remove(cube)
+        bases[home] = inside
+    else:
+        stack = spaces[origin]
+        if len(stack) == 1:
+            del spaces[origin]
+        else:
+            spaces[origin] = stack[:-1]
+    length = state["path_length"]
     tables = routes(length)
     target = tables[0].get(toward, _NOWHERE).get(origin) if tables is not None and type(toward) is str else None
     if target is None:  # not a position or colour of the board (see ``routes``)
@@ -281,23 +292,6 @@ def entered_base(effect: dict[str, Any]) -> bool:
     takes a cube out of one only lowers a count)."""
     pushes = effect["pushes"]
     return is_base(effect["to"]) or (bool(pushes) and is_base(pushes[-1]["to"]))
-
-
-def _lift(state: State, cube: str, position: str) -> None:
-    """Take a movable cube off its space (or out of its own base).  Stacks and base lists are
-    replaced, never edited: the state the working copy came from shares them."""
-    if position.startswith(BASE_PREFIX):
-        bases, colour = state["bases"], base_colour(position)
-        inside = list(bases[colour])
-        inside.remove(cube)
-        bases[colour] = inside
-        return
-    spaces = state["spaces"]
-    stack = spaces[position]
-    if len(stack) == 1:
-        del spaces[position]
-    else:
-        spaces[position] = stack[:-1]
 
 
 def _enter_base(state: State, position: str, cubes: list[str]) -> None:
