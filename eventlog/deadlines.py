@@ -18,6 +18,12 @@ def set_due(redis: Redis, game_id: str, when: datetime | float) -> None:
     redis.zadd(keys.DEADLINES, {game_id: score})
 
 
+def set_many(redis: Redis, due: dict[str, datetime | float]) -> None:
+    """``set_due`` for several games in one command."""
+    redis.zadd(keys.DEADLINES, {game_id: when.timestamp() if isinstance(when, datetime) else float(when)
+                                for game_id, when in due.items()})
+
+
 def due_by(redis: Redis, game_id: str, when: datetime | float) -> None:
     """Have the sweeper look at this game no later than ``when``, keeping an earlier time.
 

@@ -28,8 +28,8 @@ from eventlog.store import Conflict
 from replays.fold import engine_for
 from service import clock
 from service.context import Context
-from workers.scheduling import (JOB_TIMEOUT, nobody_awaited, phase_opened, phase_spec, pop_due, schedule_at,
-                                schedule_batch)
+from workers.scheduling import (JOB_TIMEOUT, nobody_awaited, phase_opened, phase_spec, phases_opened, pop_due,
+                                schedule_at, schedule_batch)
 
 log = logging.getLogger("arbiter.resolution")
 
@@ -39,11 +39,14 @@ POP = 4             # members a batch job takes at a time (a killed worker leave
 BATCH_BUDGET = JOB_TIMEOUT / 2  # a batch still draining after this long hands the rest to a fresh job
 
 
-def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = None) -> str:
+def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = None,
+                  opened: list[tuple[str, dict, bool]] | None = None) -> str:
     """Resolve phase ``number`` of ``game_id`` if it is due; returns what happened.
 
     ``batch``: the second whose batch this call comes from.  A phase whose deadline has
-    since moved to another second is left to that second's batch, not waited for."""
+    since moved to another second is left to that second's batch, not waited for.
+    ``opened``: where to leave the next phase's scheduling, for the caller to do together
+    with others' (``phases_opened``); without it, it is done at once."""
     for _attempt in range(MAX_ATTEMPTS):
         # The seed and the game's deadline index entry come in the same round trip as the record.
         record, (seed, indexed) = ctx.loader.load_with(game_id, lambda pipe: (
@@ -70,7 +73,7 @@ def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = N
             schedule_at(ctx.queue, game_id, number, deadline, f"at{int(deadline.timestamp())}")
             return "not due yet"
         try:
-            _append_outcome(ctx, record, engine, number, trigger, now, seed, indexed)
+            _append_outcome(ctx, record, engine, number, trigger, now, seed, indexed, opened)
         except Conflict:
             continue  # someone appended first: look again
         return f"resolved ({trigger})"
@@ -94,20 +97,38 @@ def resolve_due(ctx: Context, second: int, part: int) -> str:
     done: Counter[str] = Counter()
     with _no_cycle_collection():
         while members := pop_due(ctx.queue_redis, second, POP):
-            for game_id, number in members:
-                try:
-                    outcome = resolve_phase(ctx, game_id, number, batch=second)
-                except BaseTimeoutException:
-                    raise
-                except Exception:
-                    log.exception("game %s phase %s: resolution failed; the sweeper will retry it", game_id, number)
-                    outcome = "failed"
-                done[outcome.split(" (")[0]] += 1
+            opened: list[tuple[str, dict, bool]] = []
+            try:
+                for game_id, number in members:
+                    try:
+                        outcome = resolve_phase(ctx, game_id, number, batch=second, opened=opened)
+                    except BaseTimeoutException:
+                        raise
+                    except Exception:
+                        log.exception("game %s phase %s: resolution failed; the sweeper will retry it",
+                                      game_id, number)
+                        outcome = "failed"
+                    done[outcome.split(" (")[0]] += 1
+            finally:
+                _open_next(ctx, opened)
             if time.monotonic() - began > BATCH_BUDGET:
                 schedule_batch(ctx.queue, second, part, f"more{int(clock.now().timestamp())}", now=True)
                 done["handed on"] += 1
                 break
     return ", ".join(f"{what}: {count}" for what, count in sorted(done.items())) or "none left"
+
+
+def _open_next(ctx: Context, opened: list[tuple[str, dict, bool]]) -> None:
+    """Schedule the next phases of the games a batch job just resolved, a few at a time.
+
+    Best effort, as after any append: an outcome is already the truth, and its game's
+    index entry still points at the phase it resolved (in the past), so the sweeper
+    finds any next phase whose scheduling did not happen."""
+    try:
+        phases_opened(ctx.queue, ctx.redis, opened)
+    except Exception:
+        log.exception("scheduling the next phases of %s failed; the sweeper will catch up",
+                      ", ".join(game_id for game_id, _spec, _ready in opened))
 
 
 @contextmanager
@@ -151,7 +172,8 @@ def _fault_point(ctx: Context, game_id: str) -> None:
 
 
 def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: str, now: datetime,
-                    stored_seed: bytes | None, indexed: float | None) -> None:
+                    stored_seed: bytes | None, indexed: float | None,
+                    opened: list[tuple[str, dict, bool]] | None) -> None:
     """``indexed``: the game's deadline index entry as read with the record."""
     game_id = record["game_id"]
     if stored_seed is None:
@@ -182,4 +204,7 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
         deadlines.clear(ctx.redis, game_id)
     else:
         ready = record["resolve_early"] and nobody_awaited(engine, state)
-        phase_opened(ctx.queue, ctx.redis, game_id, data["next"], ready)
+        if opened is None:
+            phase_opened(ctx.queue, ctx.redis, game_id, data["next"], ready)
+        else:
+            opened.append((game_id, data["next"], ready))

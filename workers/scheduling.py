@@ -90,10 +90,11 @@ class _Lua:
         self.source = source
         self.script = None
 
-    def __call__(self, redis: Redis, keys: list[str], args: list) -> Any:
+    def __call__(self, redis: Redis, keys: list[str], args: list, pipe: Any = None) -> Any:
+        """Run it on ``redis``, or queue it on ``pipe`` (a pipeline of ``redis``)."""
         if self.script is None:
             self.script = redis.register_script(self.source)
-        return self.script(keys=keys, args=args, client=redis)
+        return self.script(keys=keys, args=args, client=pipe if pipe is not None else redis)
 
 
 _add = _Lua(_ADD)
@@ -134,10 +135,22 @@ def resolve_soon(queue: Queue, game_id: str, number: int, purpose: str) -> bool:
 def schedule_deadline(queue: Queue, game_id: str, number: int, when: datetime) -> str:
     """Resolve phase ``number`` of ``game_id`` at its deadline ``when``, in that second's
     batch; what was done ("batched", "already batched", or "own job" for a closed batch)."""
-    second = math.ceil(when.timestamp())  # deadlines are whole seconds; a fraction could only round later
-    redis: Redis = queue.connection
-    size, jobs = _add(redis, [keys.batch(second), keys.batch_state(second), keys.batch_jobs(second)],
-                      [member(game_id, number), second + BATCH_KEEP])
+    second = _second(when)
+    return _added(queue, game_id, number, when, *_add(queue.connection, *_add_args(game_id, number, second)))
+
+
+def _second(when: datetime) -> int:
+    return math.ceil(when.timestamp())  # deadlines are whole seconds; a fraction could only round later
+
+
+def _add_args(game_id: str, number: int, second: int) -> tuple[list[str], list]:
+    return ([keys.batch(second), keys.batch_state(second), keys.batch_jobs(second)],
+            [member(game_id, number), second + BATCH_KEEP])
+
+
+def _added(queue: Queue, game_id: str, number: int, when: datetime, size: int, jobs: int) -> str:
+    """What adding the phase to its batch asks for: the batch's next job, or a job of its own."""
+    second = _second(when)
     if size == -1:
         schedule_at(queue, game_id, number, when, f"at{second}")
         return "own job"
@@ -200,3 +213,25 @@ def phase_opened(queue: Queue, redis, game_id: str, spec: dict, ready: bool) -> 
     schedule_deadline(queue, game_id, spec["number"], when)
     if ready:
         resolve_soon(queue, game_id, spec["number"], "early")
+
+
+def phases_opened(queue: Queue, redis, opened: list[tuple[str, dict, bool]]) -> None:
+    """``phase_opened`` for several games, ``(game_id, spec, ready)`` each: their index
+    entries in one round trip and their batch adds in another (a batch job resolving a
+    storm opens the next phase of every game it resolves)."""
+    from eventlog import deadlines
+    from service import clock
+
+    if not opened:
+        return
+    now = clock.now()
+    whens = [clock.parse(spec["deadline"]) for _game_id, spec, _ready in opened]
+    deadlines.set_many(redis, {game_id: now if ready else when
+                               for (game_id, _spec, ready), when in zip(opened, whens)})
+    pipe = queue.connection.pipeline(transaction=False)
+    for (game_id, spec, _ready), when in zip(opened, whens):
+        _add(queue.connection, *_add_args(game_id, spec["number"], _second(when)), pipe=pipe)
+    for (game_id, spec, ready), when, (size, jobs) in zip(opened, whens, pipe.execute()):
+        _added(queue, game_id, spec["number"], when, size, jobs)
+        if ready:
+            resolve_soon(queue, game_id, spec["number"], "early")

@@ -70,6 +70,11 @@ def test_one_batch_resolves_every_phase_due_in_its_second(api: Api, ctx: Context
         assert len(outcomes) == 1 and outcomes[0]["data"]["trigger"] == "deadline"
         assert clock.parse(outcomes[0]["at"]) > when
     assert _members(ctx, second) == set()
+    # The next phases were opened together: each indexed at its deadline and in its batch.
+    for game in games:
+        following = clock.parse(_outcomes(api, game)[0]["data"]["next"]["deadline"])
+        assert ctx.redis.zscore(keys.DEADLINES, game.id) == following.timestamp()
+        assert scheduling.member(game.id, 2) in _members(ctx, int(following.timestamp()))
     results = sorted(Job.fetch(j, connection=ctx.queue_redis, serializer=JSONSerializer).return_value()
                      for j in jobs)
     assert results == ["none left", f"resolved: {len(games)}"]  # the first job drained it alone
@@ -194,3 +199,21 @@ def test_the_cycle_collector_runs_again_after_a_batch_even_one_that_failed(
     with freeze_time(when + timedelta(seconds=1)), pytest.raises(TimeoutError):
         resolve_due(ctx, second, 0)
     assert gc.isenabled()
+
+
+def test_next_phases_a_batch_could_not_schedule_are_left_to_the_sweeper(
+    api: Api, ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outcomes are the truth: a batch whose follow-up scheduling fails still reports
+    them resolved, and the index still points where the sweeper looks."""
+    games, when = _storm(api, ctx, 2)
+
+    def unreachable(*args: object, **kwargs: object) -> None:
+        raise ConnectionError("queue down")
+
+    monkeypatch.setattr(resolution, "phases_opened", unreachable)
+    with freeze_time(when + timedelta(seconds=1)):
+        assert resolve_due(ctx, int(when.timestamp()), 0) == "resolved: 2"
+    for game in games:
+        assert len(_outcomes(api, game)) == 1
+        assert ctx.redis.zscore(keys.DEADLINES, game.id) <= when.timestamp()
