@@ -154,6 +154,27 @@ def roundtrip_sized(value: Any) -> tuple[Any, int]:
     return orjson.loads(text), len(text)
 
 
+def roundtrip_top(value: Any, base: Any) -> tuple[Any, int]:
+    """``roundtrip_sized(value)``, taking from ``base`` the top-level values that ``value`` shares with it.
+
+    For records too small for ``roundtrip_reusing``'s walk to pay: a fold step replaces a few of the
+    record's top-level values (the engine state, the phase) and shares the rest (players, options,
+    setup) with the last canonical record.  Those are taken from ``base`` (an earlier ``roundtrip``
+    result nobody has changed since); the replaced ones go through orjson in one call, at the depth
+    they sit at, in the order of the whole round trip, so the result and any error are the whole
+    round trip's.  The size is that of the replaced values' JSON.  ``value`` with other keys than
+    ``base`` (or not a dict) is round-tripped whole.
+    """
+    if type(value) is dict and type(base) is dict and len(value) == len(base) and all(map(operator.is_, value, base)):
+        # dict(base) with values replaced: base's own keys (sorted, valid), in base's order.
+        changed = {key: value[key] for key in compress(base, map(operator.is_not, value.values(), base.values()))}
+        text = orjson.dumps(changed, option=orjson.OPT_SORT_KEYS)
+        out = dict(base)
+        out.update(orjson.loads(text))
+        return out, len(text)
+    return roundtrip_sized(value)
+
+
 _ORJSON_INTS = range(-(2**63), 2**64)  # what orjson can write; anything wider fails the round trip
 _ORJSON_NESTING = 254  # containers within containers that orjson.dumps writes; one more fails
 _MISSING = object()

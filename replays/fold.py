@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from engines import registry
-from engines.canonical import roundtrip, roundtrip_reusing, roundtrip_sized
+from engines.canonical import roundtrip, roundtrip_reusing, roundtrip_sized, roundtrip_top
 from engines.contract import Engine
 from eventlog.events import GENESIS, Event
 
@@ -200,7 +200,9 @@ def apply(record: Record, event: Event, base: Record | None = None) -> Record:
 def _step(record: Record, event: Event, step: Callable[[Record, Event], None] | None = None) -> Record:
     """The record after the event, not yet canonical.  ``step``: what check_envelope gave, if called."""
     step = step or check_envelope(record, event)
-    new = _copy(record)
+    # A new record sharing everything with the old: the steps replace what they change (the player
+    # list, a player, the phase) rather than change it, and engines never mutate their state.
+    new = dict(record)
     try:
         step(new, event)
     except FoldError:
@@ -218,22 +220,24 @@ def _does_not_fit(event: Event, exc: Exception) -> FoldError:
     return FoldError(event["seq"], f"{event['type']} does not fit the game: {exc!r}")
 
 
-# From this size of record (bytes of JSON) on, finding what changed since the last canonical
-# record costs less than round-tripping the record whole (measured on the bench's games: a
-# SXYZM Cyclone record of 2.5 kB round-trips whole in 2/3 of the time, an Extreme Ways one of
-# 17 kB in 3.6 times the time).
-REUSE_FROM = 8192
+# From this size of JSON on, finding what changed since the last canonical record costs less than
+# round-tripping it.  Measured (valgrind instructions, the bench's games) on what a small record's step
+# round-trips, its changed top-level values (roundtrip_top): a SXYZM Cyclone engine state of ~0.9 kB
+# costs 30% less that way than walked, Extreme Ways and Golden Strider states of 4-8 kB share most of
+# their parts with the record before and cost less walked; 4 kB was best for all three of 2-8 kB.
+REUSE_FROM = 4096
 
 
 class Folding:
     """A fold in progress, one event at a time: ``record`` so far, and the latest canonical
-    record, whose parts the next one reuses (``apply``'s base) once records are large enough
-    for that to pay.  A failed ``apply`` (FoldError) changes nothing."""
+    record, whose parts the next one reuses: its unchanged top-level values while what changed is
+    small, walked to what changed (``apply``'s base) once that is large enough for the walk to pay.
+    A failed ``apply`` (FoldError) changes nothing."""
 
     def __init__(self, record: Record | None = None) -> None:
         self.record: Record = record or empty()
         self._base: Record | None = None
-        self._small = True  # until a whole round trip has measured the record
+        self._small = True  # until a round trip has measured what changes in a step
 
     def apply(self, event: Event, step: Callable[[Record, Event], None] | None = None) -> Record:
         """``apply`` to the record so far.  ``step``: what ``check_envelope(self.record, event)`` gave."""
@@ -241,7 +245,7 @@ class Folding:
         if event["type"] in CANONICAL_AFTER:
             try:
                 if self._base is None or self._small:
-                    new, size = roundtrip_sized(new)
+                    new, size = roundtrip_sized(new) if self._base is None else roundtrip_top(new, self._base)
                     self._small = size < REUSE_FROM
                 else:
                     new = roundtrip_reusing(new, self._base)
@@ -304,12 +308,6 @@ def _kind_of(value: Any) -> str:
         return "null"
     return {bool: "a boolean", int: "a whole number", float: "a number", str: "a string", list: "a list",
             dict: "an object"}.get(type(value), type(value).__name__)
-
-
-def _copy(record: Record) -> Record:
-    """A new record sharing everything with the old: the steps replace what they change (the
-    player list, a player, the phase) rather than change it, and engines never mutate their state."""
-    return dict(record)
 
 
 def _own_phase(record: Record) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engines.canonical import (_check, canonical_bytes, canonical_json, roundtrip, roundtrip_reusing,
-                               same_canonical)
+                               roundtrip_sized, roundtrip_top, same_canonical)
 
 # Values a tampered log or a careless engine could put where a step changes the state:
 # each makes orjson fail in its own way, or comes back other than it went in.
@@ -82,6 +82,31 @@ def test_roundtrip_reusing_is_roundtrip_exactly(awkward: bool) -> None:
         for _step in range(rng.randint(1, 4)):
             value = _changed(rng, value, awkward)
         assert _outcome(roundtrip_reusing, value, base) == _outcome(roundtrip, value)
+
+
+@pytest.mark.parametrize("awkward", [False, True], ids=["plain", "awkward"])
+def test_roundtrip_top_is_roundtrip_exactly(awkward: bool) -> None:
+    """The small records' path: top-level values shared with the base taken from it, the rest in one call."""
+    rng = random.Random(f"top-{awkward}")
+    for _ in range(400):
+        base = roundtrip({"record": _tree(rng), "engine": {"x": _tree(rng), "y": [_tree(rng), _tree(rng)]}})
+        value = base
+        for _step in range(rng.randint(1, 4)):
+            value = _changed(rng, value, awkward)
+        assert _outcome(lambda v, b: roundtrip_top(v, b)[0], value, base) == _outcome(roundtrip, value)
+
+
+def test_roundtrip_top_takes_shared_values_from_the_base_and_sizes_the_rest() -> None:
+    base = roundtrip({"big": [[i, str(i)] for i in range(50)], **{f"k{i}": {"n": i} for i in range(10)}})
+    same_keys = {**base, "k3": {"n": -3}, "k7": [1, _deep(240)]}
+    result, size = roundtrip_top(same_keys, base)
+    assert repr(result) == repr(roundtrip(same_keys)) and list(result) == list(base)
+    assert result["big"] is base["big"] and result["k3"] is not same_keys["k3"]
+    assert size == len(b'{"k3":{"n":-3},"k7":[1,' + b"[" * 240 + b"0" + b"]" * 241 + b"}")
+    too_deep = {**base, "k7": [1, _deep(260)]}
+    assert _outcome(lambda v, b: roundtrip_top(v, b)[0], too_deep, base) == _outcome(roundtrip, too_deep)
+    new_keys = {"added": [1], **{key: item for key, item in base.items() if key != "k5"}}
+    assert roundtrip_top(new_keys, base) == roundtrip_sized(new_keys)  # other keys: round-tripped whole
 
 
 def test_a_part_nested_past_orjsons_limit_fails_as_the_whole_round_trip_does() -> None:
