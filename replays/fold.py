@@ -28,6 +28,10 @@ class FoldError(Exception):
 
 def engine_for(record: Record) -> Engine:
     key = (record["type"], record["version"])
+    try:
+        return _ENGINES[key]  # the usual case, one lookup: only names and versions that are exactly str are here
+    except (KeyError, TypeError):  # not yet looked up, or not a name at all (a list): the checks below
+        pass
     engine = _ENGINES.get(key) if type(key[0]) is str and type(key[1]) is str else None
     if engine is None:
         engine = registry.get(record["type"], record["version"])
