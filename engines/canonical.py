@@ -165,14 +165,21 @@ def roundtrip_top(value: Any, base: Any) -> tuple[Any, int]:
     round trip's.  The size is that of the replaced values' JSON.  ``value`` with other keys than
     ``base`` (or not a dict) is round-tripped whole.
     """
-    if type(value) is dict and type(base) is dict and len(value) == len(base) and all(map(operator.is_, value, base)):
-        # dict(base) with values replaced: base's own keys (sorted, valid), in base's order.
-        changed = {key: value[key] for key in compress(base, map(operator.is_not, value.values(), base.values()))}
+    if type(value) is dict and type(base) is dict and (replaced := _replaced(value, base)) is not None:
+        changed = {key: value[key] for key in replaced}
         text = orjson.dumps(changed, option=orjson.OPT_SORT_KEYS)
         out = dict(base)
         out.update(orjson.loads(text))
         return out, len(text)
     return roundtrip_sized(value)
+
+
+def _replaced(value: dict, base: dict) -> list[Any] | None:
+    """The keys whose values ``value`` replaced, when it is ``dict(base)`` with values replaced (base's own
+    key objects, so sorted and valid, in base's order: what a fold step makes); None when it is not."""
+    if len(value) != len(base) or not all(map(operator.is_, value, base)):
+        return None
+    return list(compress(base, map(operator.is_not, value.values(), base.values())))
 
 
 _ORJSON_INTS = range(-(2**63), 2**64)  # what orjson can write; anything wider fails the round trip
@@ -208,10 +215,9 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
     if kind is bool or value is None:
         return value
     if kind is dict and type(base) is dict:
-        if len(value) == len(base) and all(map(operator.is_, value, base)):
-            # The usual step, dict(base) with a few values replaced: its keys are base's own (sorted,
-            # valid), in base's order.  Copy base (in C) and redo only the values that are not base's.
-            changed = list(compress(base, map(operator.is_not, value.values(), base.values())))
+        changed = _replaced(value, base)
+        if changed is not None:
+            # The usual step: copy base (in C) and redo only the values that are not base's.
             if len(changed) < len(base):
                 out = dict(base)
                 for key in changed:
