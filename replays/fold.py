@@ -32,13 +32,11 @@ def engine_for(record: Record) -> Engine:
         return _ENGINES[key]  # the usual case, one lookup: only names and versions that are exactly str are here
     except (KeyError, TypeError):  # not yet looked up, or not a name at all (a list): the checks below
         pass
-    engine = _ENGINES.get(key) if type(key[0]) is str and type(key[1]) is str else None
+    engine = registry.get(record["type"], record["version"])
     if engine is None:
-        engine = registry.get(record["type"], record["version"])
-        if engine is None:
-            raise FoldError(1, f"no engine {record['type']} version {record['version']}")
-        if type(key[0]) is str and type(key[1]) is str:
-            _ENGINES[key] = engine
+        raise FoldError(1, f"no engine {record['type']} version {record['version']}")
+    if type(key[0]) is str and type(key[1]) is str:
+        _ENGINES[key] = engine
     return engine
 
 
@@ -267,7 +265,7 @@ def check_envelope(record: Record, event: Any) -> Callable[[Record, Event], None
     can hold anything: the fold must not trust any field's type.
     """
     expected = record["seq"] + 1
-    problem = None if _plainly_an_event(event) else envelope_problem(event)
+    problem = envelope_problem(event)  # the common case answered at once
     if problem is not None:
         seq = event.get("seq") if isinstance(event, dict) and type(event.get("seq")) is int else expected
         raise FoldError(seq, problem)
