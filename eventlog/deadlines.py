@@ -13,15 +13,17 @@ from redis import Redis
 from eventlog import keys
 
 
+def _score(when: datetime | float) -> float:
+    return when.timestamp() if isinstance(when, datetime) else float(when)
+
+
 def set_due(redis: Redis, game_id: str, when: datetime | float) -> None:
-    score = when.timestamp() if isinstance(when, datetime) else float(when)
-    redis.zadd(keys.DEADLINES, {game_id: score})
+    redis.zadd(keys.DEADLINES, {game_id: _score(when)})
 
 
 def set_many(redis: Redis, due: dict[str, datetime | float]) -> None:
     """``set_due`` for several games in one command."""
-    redis.zadd(keys.DEADLINES, {game_id: when.timestamp() if isinstance(when, datetime) else float(when)
-                                for game_id, when in due.items()})
+    redis.zadd(keys.DEADLINES, {game_id: _score(when) for game_id, when in due.items()})
 
 
 def due_by(redis: Redis, game_id: str, when: datetime | float) -> None:
@@ -29,8 +31,7 @@ def due_by(redis: Redis, game_id: str, when: datetime | float) -> None:
 
     Written before an event that lets a phase resolve early (or opens the next one): if
     the job that should follow is lost, the sweeper still finds the game in seconds."""
-    score = when.timestamp() if isinstance(when, datetime) else float(when)
-    redis.zadd(keys.DEADLINES, {game_id: score}, lt=True)
+    redis.zadd(keys.DEADLINES, {game_id: _score(when)}, lt=True)
 
 
 def queue_score(client: Any, game_id: str) -> Any:

@@ -135,12 +135,13 @@ def resolve_soon(queue: Queue, game_id: str, number: int, purpose: str) -> bool:
 def schedule_deadline(queue: Queue, game_id: str, number: int, when: datetime) -> str:
     """Resolve phase ``number`` of ``game_id`` at its deadline ``when``, in that second's
     batch; what was done ("batched", "already batched", or "own job" for a closed batch)."""
-    second = _second(when)
+    second = batch_second(when.timestamp())
     return _added(queue, game_id, number, when, *_add(queue.connection, *_add_args(game_id, number, second)))
 
 
-def _second(when: datetime) -> int:
-    return math.ceil(when.timestamp())  # deadlines are whole seconds; a fraction could only round later
+def batch_second(timestamp: float) -> int:
+    """The second whose batch resolves a deadline at ``timestamp`` (unix time)."""
+    return math.ceil(timestamp)  # deadlines are whole seconds; a fraction could only round later
 
 
 def _add_args(game_id: str, number: int, second: int) -> tuple[list[str], list]:
@@ -150,7 +151,7 @@ def _add_args(game_id: str, number: int, second: int) -> tuple[list[str], list]:
 
 def _added(queue: Queue, game_id: str, number: int, when: datetime, size: int, jobs: int) -> str:
     """What adding the phase to its batch asks for: the batch's next job, or a job of its own."""
-    second = _second(when)
+    second = batch_second(when.timestamp())
     if size == -1:
         schedule_at(queue, game_id, number, when, f"at{second}")
         return "own job"
@@ -205,14 +206,7 @@ def phase_opened(queue: Queue, redis, game_id: str, spec: dict, ready: bool) -> 
 
     ``ready`` means nobody needs to act (resolve early, if the game allows it).
     """
-    from eventlog import deadlines
-    from service import clock
-
-    when = clock.parse(spec["deadline"])
-    deadlines.set_due(redis, game_id, clock.now() if ready else when)  # ready: the sweeper looks in seconds
-    schedule_deadline(queue, game_id, spec["number"], when)
-    if ready:
-        resolve_soon(queue, game_id, spec["number"], "early")
+    phases_opened(queue, redis, [(game_id, spec, ready)])
 
 
 def phases_opened(queue: Queue, redis, opened: list[tuple[str, dict, bool]]) -> None:
@@ -230,7 +224,7 @@ def phases_opened(queue: Queue, redis, opened: list[tuple[str, dict, bool]]) -> 
                                for (game_id, _spec, ready), when in zip(opened, whens)})
     pipe = queue.connection.pipeline(transaction=False)
     for (game_id, spec, _ready), when in zip(opened, whens):
-        _add(queue.connection, *_add_args(game_id, spec["number"], _second(when)), pipe=pipe)
+        _add(queue.connection, *_add_args(game_id, spec["number"], batch_second(when.timestamp())), pipe=pipe)
     for (game_id, spec, ready), when, (size, jobs) in zip(opened, whens, pipe.execute()):
         _added(queue, game_id, spec["number"], when, size, jobs)
         if ready:

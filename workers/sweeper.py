@@ -10,7 +10,6 @@ resolve now), so such a phase is late by seconds.  A phase that keeps failing is
 from __future__ import annotations
 
 import logging
-import math
 import threading
 
 from eventlog import deadlines, keys
@@ -20,7 +19,7 @@ from rq.job import Job, JobStatus
 
 from replays.fold import engine_for
 from workers.resolution import resolvable
-from workers.scheduling import job_id, member, resolve_soon
+from workers.scheduling import batch_second, job_id, member, resolve_soon
 
 log = logging.getLogger("arbiter.sweeper")
 
@@ -87,7 +86,7 @@ def _waiting_in_queue(ctx: Context, game_id: str, number: int, due_at: float) ->
     seconds and the backlog snowballed; found by bench storm.)  A "started" job is not
     trusted (its worker may have been killed), nor a batch job still scheduled (the
     scheduler may be dead): a draining batch says it is alive on every pop instead."""
-    second = math.ceil(due_at)
+    second = batch_second(due_at)
     ids = [job_id(game_id, number), job_id(game_id, number, f"at{second}"), job_id(game_id, number, "early")]
     pipe = ctx.queue_redis.pipeline(transaction=False)
     pipe.get(_last_sweep(game_id))
