@@ -13,6 +13,9 @@ from typing import Any, Iterator
 
 import orjson
 from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from engines.canonical import canonical_json
 from eventlog import keys
@@ -58,6 +61,8 @@ class EventStore:
         self.redis = redis
         source = resources.files("eventlog").joinpath("append.lua").read_text()
         self._append = redis.register_script(source)
+        # A cluster routes each command to its node: only a plain Redis takes the lean round trip.
+        self._lean = type(redis) is Redis
 
     # -- writing -------------------------------------------------------------------
     def append(
@@ -83,13 +88,68 @@ class EventStore:
         ]
         for field, value in (private or {}).items():
             args += [field, value]
-        reply = self._append(keys=[keys.events(game_id), idem_key, keys.private(game_id)], args=args)
+        script_keys = [keys.events(game_id), idem_key, keys.private(game_id)]
+        reply = self._run_append(script_keys, args)
         status = _text(reply[0])
         if status == "ok":
             return Appended(event)
         if status == "idem":
             return Appended(None, orjson.loads(reply[1]))
         raise Conflict(int(reply[1]), _text(reply[2]))
+
+    def _run_append(self, script_keys: list[str], args: list[Any]) -> Any:
+        """The append script's reply.  A script the server does not know yet (a new or flushed
+        Redis) is loaded by redis-py's ``Script``, as is every call on a cluster."""
+        if self._lean:
+            try:
+                replies = self._exchange([(("EVALSHA", self._append.sha, len(script_keys), *script_keys, *args), {})])
+            except NoScriptError:
+                replies = None
+            if replies is not None:
+                return replies[0]
+        return self._append(keys=script_keys, args=args)
+
+    # -- round trips ---------------------------------------------------------------
+    def execute(self, pipe: Any) -> list[Any]:
+        """A non-transactional pipeline's replies, like ``pipe.execute()``.
+
+        On a plain Redis the commands go out on a pooled connection without redis-py's
+        per-call layers (retry wrapper, metrics, bookkeeping for features unused here),
+        which cost more API CPU than the exchange itself on the order path.  A cluster, or
+        a connection that fails, goes through ``pipe.execute()``, which retries."""
+        replies = self._exchange(pipe.command_stack) if self._lean else None
+        return pipe.execute() if replies is None else replies
+
+    def _exchange(self, commands: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any] | None:
+        """Send ``(args, options)`` commands in one write and parse each reply as redis-py
+        would; None when the connection failed (nothing is retried here: the caller
+        falls back to redis-py, whose retry does the same as its own would).  The first
+        error reply is raised once every reply has been read, so the connection stays in step."""
+        pool = self.redis.connection_pool
+        try:
+            connection = pool.get_connection()
+        except (RedisConnectionError, RedisTimeoutError):
+            return None
+        try:
+            connection.send_packed_command(connection.pack_commands([args for args, _options in commands]))
+            replies: list[Any] = []
+            for args, options in commands:
+                try:
+                    replies.append(self.redis.parse_response(connection, args[0], **options))
+                except ResponseError as exc:
+                    replies.append(exc)
+        except (RedisConnectionError, RedisTimeoutError):
+            connection.disconnect()
+            return None
+        except BaseException:
+            connection.disconnect()  # replies may be left unread: never reuse the socket
+            raise
+        finally:
+            pool.release(connection)
+        for reply in replies:
+            if isinstance(reply, ResponseError):
+                raise reply
+        return replies
 
     # -- reading -------------------------------------------------------------------
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:

@@ -47,7 +47,7 @@ class GameLoader:
             self.store.queue_read(pipe, game_id, after=base["seq"])
         if also is not None:
             also(pipe)
-        first, *replies = pipe.execute()
+        first, *replies = self.store.execute(pipe)
         if base is None:
             base = None if first is None else orjson.loads(first)
             self._snapped[game_id] = base["seq"] if base else 0

@@ -82,7 +82,7 @@ def caller_for(store: EventStore, game_id: str, header: str | None, client: str 
     """Resolve the Authorization header for this game; no header means the public."""
     lookup = TokenLookup(game_id, header, client)
     pipe = store.redis.pipeline(transaction=False)
-    return lookup.caller(store, pipe.execute() if lookup.queue(pipe) else [])
+    return lookup.caller(store, store.execute(pipe) if lookup.queue(pipe) else [])
 
 
 class TokenLookup:
