@@ -17,7 +17,7 @@ import secrets
 from datetime import datetime, timezone
 from typing import Any
 
-from engines.canonical import canonical_json, plain_canonical_bytes, sha256_hex
+from engines.canonical import canonical_json, plain_canonical_bytes, plain_canonical_bytes_each, sha256_hex
 
 GENESIS = "0" * 64
 
@@ -78,16 +78,12 @@ def check_chain(events: list[Event]) -> tuple[dict[str, Any] | None, int]:
     those in its canonical form, with no further check (``plain_canonical_bytes``)."""
     prev = GENESIS
     plain = 0
-    for index, event in enumerate(events, start=1):
-        if not isinstance(event, dict):
-            return {"seq": index, "problem": "event is not an object"}, plain
+    bodies = _bodies(events)
+    for index, (event, body, fast) in enumerate(zip(events, bodies, plain_canonical_bytes_each(bodies)), start=1):
         if event.get("seq") != index:
             return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}, plain
         if event.get("prev_hash") != prev:
             return {"seq": index, "problem": "prev_hash does not match the previous event's hash"}, plain
-        body = dict(event)
-        body.pop("hash", None)
-        fast = plain_canonical_bytes(body)
         try:
             expected = _hash(prev, body, fast)
         except TypeError as exc:
@@ -97,4 +93,18 @@ def check_chain(events: list[Event]) -> tuple[dict[str, Any] | None, int]:
         if fast is not None and plain == index - 1:
             plain = index
         prev = event["hash"]
+    if len(bodies) < len(events):
+        return {"seq": len(bodies) + 1, "problem": "event is not an object"}, plain
     return None, plain
+
+
+def _bodies(events: list[Event]) -> list[Event]:
+    """The hashed body (the event without its hash) of each event up to the first that is not an object."""
+    bodies = []
+    for event in events:
+        if not isinstance(event, dict):
+            break
+        body = dict(event)
+        body.pop("hash", None)
+        bodies.append(body)
+    return bodies

@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from engines.canonical import roundtrip, same_canonical
+from engines.canonical import plain_canonical_bytes, plain_canonical_bytes_each, roundtrip, same_canonical
 from eventlog.events import check_chain, event_hash
 from replays.audit import _same, _same_after_roundtrip
 
@@ -80,3 +80,29 @@ def test_check_chain_counts_the_plain_events_from_the_first() -> None:
     floated[2] = {**floated[2], "data": {**floated[2]["data"], "x": 1.5}}
     broken, plain = check_chain(floated)
     assert broken is not None and broken["seq"] == 3 and "not canonical" in broken["problem"] and plain == 2
+
+
+def test_the_plain_bytes_of_a_whole_log_are_those_of_each_event() -> None:
+    """One plainness walk for a log's events: any item that is not plain (a float, a subclass, an enum, a tuple
+    deep inside one event) must give that item's own answer, and the others theirs."""
+    rng = random.Random("each")
+    answers = set()
+    for _ in range(1500):
+        values = [_value(rng) for _ in range(rng.randint(0, 6))]
+        if rng.random() < 0.6:  # mostly plain logs, so that the one walk answers often
+            values = json.loads(json.dumps(values, default=str).replace("NaN", "null"))
+            if values and rng.random() < 0.5:
+                values[rng.randrange(len(values))] = {"forged": [_value(rng)]}
+        expected = [plain_canonical_bytes(value) for value in values]
+        assert plain_canonical_bytes_each(values) == expected
+        answers.add(None in expected)
+    assert answers == {True, False}
+
+
+def test_check_chain_names_an_event_that_is_not_an_object_after_the_links_before_it() -> None:
+    events = json.loads(FIXTURE.read_text())["events"]
+    assert check_chain(events[:3] + [["not", "an", "event"]] + events[4:]) == (
+        {"seq": 4, "problem": "event is not an object"}, 3)
+    relinked = events[:2] + [{**events[2], "prev_hash": "0" * 64}, None]
+    assert check_chain(relinked) == ({"seq": 3, "problem": "prev_hash does not match the previous event's hash"}, 2)
+    assert check_chain([None]) == ({"seq": 1, "problem": "event is not an object"}, 0)
