@@ -68,7 +68,7 @@ class GoldenStrider(Engine):
 
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
         """Everyone on square 0, level in 1st place, cards still to be chosen (rule 2)."""
-        opts = _copy_options(options)
+        opts = _copy_json(options)
         runners: list[dict[str, Any]] = []
         taken: set[str] = set()
         for player in players:
@@ -108,6 +108,12 @@ class GoldenStrider(Engine):
             stage, tuple(actors), tuple(p for p in actors if p in waiting), True,
             state["round"] if stage == "round" else None, prompt,
         )
+
+    def phase_name(self, state: State) -> str | None:
+        """``phase(state).name`` without who is awaited or the prompt (the audit asks after every
+        resolution): the name is the stage, and there is no phase once the game is over."""
+        stage = state["stage"]
+        return None if stage == "over" else stage
 
     # -- orders ------------------------------------------------------------------
     def validate(self, state: State, actor: str, action: JSON) -> None:
@@ -152,11 +158,7 @@ class GoldenStrider(Engine):
     def resolve(self, state: State, rng: Rng) -> JSON:
         """Play the open round, test the accused, or run the whole robot race."""
         if state["stage"] == "round":
-            plans = {
-                r["id"]: orders.plan_from_order(state, r, state["orders"][r["id"]])
-                for r in race.active(state) if r["id"] in state["orders"]
-            }
-            return race.resolve_round(state, plans)
+            return race.resolve_orders(state) or race.resolve_round(state, orders.plans(state))
         if state["stage"] == "accusation":
             done = {**state, "accusations": dict(state["accusations"])}
             for player in state["players"]:
@@ -200,7 +202,7 @@ class GoldenStrider(Engine):
         return views.view(state, viewer)
 
     def result(self, state: State) -> JSON | None:
-        return copy.deepcopy(state["result"]) if state["stage"] == "over" else None
+        return _copy_json(state["result"]) if state["stage"] == "over" else None
 
     def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
         return views.hint(state, player_id)
@@ -225,16 +227,16 @@ class GoldenStrider(Engine):
         return bots.robot(rng)
 
 
-def _copy_options(options: JSON) -> JSON:
-    """``copy.deepcopy(options)``, quicker for what options are (dicts, lists, strings, numbers)."""
-    kind = type(options)
+def _copy_json(value: JSON) -> JSON:
+    """``copy.deepcopy(value)``, quicker for JSON data (dicts, lists, strings, numbers): options, results."""
+    kind = type(value)
     if kind is dict:
-        return {key: _copy_options(value) for key, value in options.items()}
+        return {key: _copy_json(item) for key, item in value.items()}
     if kind is list:
-        return [_copy_options(value) for value in options]
-    if kind is str or kind is int or kind is bool or options is None:
-        return options
-    return copy.deepcopy(options)
+        return [_copy_json(item) for item in value]
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    return copy.deepcopy(value)
 
 
 def _runner_names(player: JSON, variant: str) -> list[str]:

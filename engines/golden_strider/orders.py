@@ -5,7 +5,7 @@ from typing import Any
 
 from engines.contract import RuleError, not_now
 from engines.golden_strider import rules
-from engines.golden_strider.race import Plan, held
+from engines.golden_strider.race import Plan, active, held
 from engines.golden_strider.tarnished import starting_total
 
 
@@ -69,6 +69,14 @@ def check_drug_use(state: dict[str, Any], runner: dict[str, Any], action: dict[s
         raise RuleError("tarnished: energiza", f"the finishing boost is at most {opts['energiza_boost']}")
     if action["boost"] and runner.get("boost_used"):
         raise RuleError("tarnished: energiza", "the finishing boost has already been used")
+
+
+def plans(state: dict[str, Any]) -> dict[str, Plan]:
+    """The plan of every runner in the race with an order in (the others play by rule 13)."""
+    return {
+        r["id"]: plan_from_order(state, r, state["orders"][r["id"]])
+        for r in active(state) if r["id"] in state["orders"]
+    }
 
 
 def plan_from_order(state: dict[str, Any], runner: dict[str, Any], order: dict[str, Any]) -> Plan:

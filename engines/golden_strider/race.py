@@ -150,11 +150,11 @@ def _run_card(
 def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
     """Fold a recorded round: new hands, squares, positions and restitution owed."""
     # A new state sharing what it does not change (states are never mutated): only the
-    # runners are copied, as they are updated in place below.  "history" is taken out and
-    # put back last, which is where it has always been after a round.
+    # runners are copied, as they are updated in place below.  Its keys stay in the state's
+    # order, so the fold's canonical step finds the replaced values key by key (a key moved
+    # to the end made it sort and walk the whole state every round).
     new = dict(state)
-    new.pop("history", None)
-    new["runners"] = [dict(runner) for runner in new["runners"]]
+    new["runners"] = [dict(runner) for runner in state["runners"]]
     public = outcome["public"]
     drugs = outcome.get("secret", {}).get("drugs", {})
     by_id = {r["id"]: r for r in new["runners"]}
@@ -192,3 +192,129 @@ def standings(state: dict[str, Any]) -> dict[str, Any]:
         for r in state["runners"] if r["withdrawn"]
     ]
     return {"winners": winners, "standings": table, "withdrawn": withdrawn, "rounds": state["round"] - 1}
+
+
+def resolve_orders(state: dict[str, Any]) -> dict[str, Any] | None:
+    """``resolve_round`` of the open round, every active runner playing its order (the plan
+    ``orders.plan_from_order`` makes of it), or None where only that plain path can tell.
+
+    Every resolution (and the audit's recomputation of every round) runs this: the options are
+    read once, the rule helpers for one runner are written out, and the plan dicts are not built.
+    It reads everything the plain path reads and does the same arithmetic on it, so wherever it
+    returns, the plain path returns the same outcome; anything unexpected (an order that breaks a
+    rule, a missing option, a value of another type) raises here and the plain path decides what
+    to give or raise (tests/engines/golden_strider/test_fast_paths.py compares them).
+    """
+    try:
+        return _resolve_orders(state)
+    except Exception:
+        return None
+
+
+def _resolve_orders(state: dict[str, Any]) -> dict[str, Any]:
+    opts = state["options"]
+    round_no = state["round"]
+    orders = state["orders"]
+    everyone = state["runners"]
+    order = {r["id"]: i for i, r in enumerate(everyone)}
+    if len(order) != len(everyone):
+        raise ValueError("runner ids repeat")  # the plain path's dicts by id decide what that gives
+    runners = [r for r in everyone if not r["withdrawn"]]
+    length = race_length(opts)
+    course = rules.obstacle_map(opts, length)
+    mode = opts["seven_turn_rule"]
+    at_expiry = mode == "at_expiry"
+    tarnished = opts["variant"] == "tarnished"
+    default_cards = opts["default_cards"]
+    energiza_max, energiza_boost, past_post = opts["energiza_max"], opts["energiza_boost"], opts["energiza_boost_mode"] == "past_post"
+    enduron_bank, free_rounds, max_rounds = opts["enduron_bank"], opts["free_rounds"], opts["max_rounds"]
+    bonuses = rules.BONUS_TEN_OR_MORE if len(everyone) >= 10 else rules.BONUS_UNDER_TEN
+    life = rules.CARD_LIFE
+
+    moves = []
+    for runner in runners:
+        rid = runner["id"]
+        hand = runner["cards"]
+        if rid in orders:  # plan_from_order
+            plan = orders[rid]
+            if hand is None:
+                hand = rules.starting_hand(list((plan or {}).get("cards") or default_cards))
+            chosen = rules.find_card(hand, plan["card"])
+            wanted_move, wanted_bank, deduct = plan["move"], plan["bank"], plan["deduct"]
+            energiza, wanted_boost, drug = plan.get("energiza", 0), plan.get("boost", 0), plan.get("drug")
+        else:
+            plan = chosen = drug = None
+            if hand is None:
+                hand = rules.starting_hand(list(default_cards))
+        drug = (runner.get("drug") or drug or "clean") if tarnished else None  # drug_for
+        deadlines = [card["turn"] + life for card in hand]  # rules.deadline of each card: whole numbers
+        due = [i for i, d in enumerate(deadlines) if d <= round_no] if at_expiry else ()  # rules.expiring
+        auto = chosen is None
+        if auto:
+            pass
+        elif at_expiry:  # not rules.keeps_seven_turn_rule: another card expires now, and not this one
+            auto = deadlines[chosen] > round_no and bool(due)
+        else:  # not rules.keeps_seven_turn_rule: the others cannot all be played by their deadlines
+            bound = round_no + 1
+            for d in sorted(d for i, d in enumerate(deadlines) if i != chosen):
+                if d < bound:
+                    auto = True
+                    break
+                bound += 1
+        index = rules.forced_card(hand, round_no, mode) if auto else chosen
+        value = hand[index]["value"]
+        owed = runner["owed"]
+        if auto:  # rules.split_card with neither number
+            paid = min(owed, value)
+            move, bank = value - paid, 0
+        else:
+            paid, move, bank = rules.split_card(value, owed, wanted_move, wanted_bank, deduct)
+        energized = drug == "energiza" and plan is not None
+        extra = min(energiza, energiza_max) if energized and not auto else 0
+        square, trip = rules.run(runner["square"], move + extra, course)
+        boost = 0
+        wanted = min(wanted_boost, energiza_boost) if energized else 0
+        if wanted and not runner.get("boost_used") and not auto:
+            if square >= length if past_post else square + wanted >= length:
+                boost, square = wanted, square + wanted
+        forfeited = [i for i in due if i != index]
+        labels = [f"{c['value']}/{c['turn']}" for c in hand]
+        moves.append((runner, labels, index, forfeited, paid, move, bank, square, trip, auto, drug, extra, boost))
+    before = rules.positions({r["id"]: r["square"] for r in runners})
+    after = rules.positions({m[0]["id"]: m[7] for m in moves})
+
+    rows, secret, private = [], {}, {}
+    for runner, labels, played, forfeited, paid, move, bank, square, trip, auto, drug, energiza, boost in moves:
+        rid = runner["id"]
+        place = after[rid]
+        bonus = bonuses[place - 1] if place <= len(bonuses) else 0
+        raw = min(rules.CARD_MAX, 2 * (bank + (enduron_bank if drug == "enduron" else 0)) + bonus)
+        penalty = trip["penalty"] if trip else 0
+        value, balance = max(0, raw - penalty), max(0, penalty - raw)
+        carried = runner["owed"] - paid
+        cost = 0 if round_no <= free_rounds else max(0, before[rid] - place)
+        row = {
+            "runner": rid, "cards": labels + [f"{value}/{round_no}"], "played": played,
+            "D": paid, "M": move, "B": bank, "R": value, "S": square, "P": place,
+            "O": cost + carried + balance,
+        }
+        if carried > 0:
+            row["cf"] = True
+        if auto:
+            row["auto"] = auto
+        if trip:
+            row["trip"] = trip
+        if forfeited:
+            row["forfeited"] = forfeited
+        rows.append(row)
+        if drug is not None:
+            used = {"drug": drug, "energiza": energiza, "boost": boost}
+            secret[rid] = used
+            private.setdefault(runner["owner"], {})[rid] = used
+    rows.sort(key=lambda row: (row["P"], order[row["runner"]]))
+    over = any(row["S"] >= length for row in rows) or round_no >= max_rounds or not rows
+    outcome: dict[str, Any] = {"public": {"round": round_no, "rows": rows, "over": over}, "private": {}, "secret": {}}
+    if secret:
+        outcome["secret"] = {"drugs": secret}
+        outcome["private"] = {owner: {"drugs": used} for owner, used in private.items()}
+    return outcome

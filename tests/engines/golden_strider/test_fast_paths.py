@@ -4,14 +4,19 @@ used to make.  They must answer, and fail, exactly as the plain versions below d
 and any label, and a cached card must never be shared with a state."""
 from __future__ import annotations
 
+import copy
+import functools
 import random
+import zlib
 from typing import Any
 
 import pytest
 
 from engines.contract import RuleError
-from engines.golden_strider import rules
+from engines.driver import play_bots, player_list
+from engines.golden_strider import ENGINE, orders, race, rules
 from engines.golden_strider.race import held
+from engines.rng import Rng
 
 
 def _plain_parse(label: Any) -> dict[str, int]:
@@ -110,3 +115,102 @@ def test_the_hand_read_for_checking_is_the_runners_own_and_a_copy_for_everyone_e
     assert held({}, runner, None) is cards
     assert held({"options": {"default_cards": [6, 6, 6, 6, 6]}}, {"cards": None}, {"cards": [2, 10, 6, 6, 6]}) == \
         rules.starting_hand([2, 10, 6, 6, 6])
+
+
+# -- whole steps: the round resolved from the orders, the phase's name, the result, a folded round --------
+
+_CASES = [*ENGINE.simulation_cases,
+          {"options": {"race_length": 30, "seven_turn_rule": "ahead", "free_rounds": 0}, "players": 7},
+          {"options": {"variant": "tarnished", "race_length": 30}, "players": 5}]
+
+
+@functools.lru_cache(maxsize=1)
+def _played_states() -> tuple[dict[str, Any], ...]:
+    """Every state of bot games over the simulation cases and two seeds, some orders missed (rule 13)."""
+    states = []
+    for case in _CASES:
+        players = player_list(case["players"], case.get("fields"))
+        for seed in ("fast-a", "fast-b"):
+            skip = (lambda number, actor: zlib.crc32(f"{number} {actor}".encode()) % 5 == 0) if seed == "fast-b" else None
+            states += play_bots(ENGINE, case["options"], players, seed, skip=skip).states
+    return tuple(states)
+
+
+def _plain_resolve(state: dict[str, Any]) -> Any:
+    return _outcome(lambda: race.resolve_round(state, orders.plans(state)))
+
+
+def test_a_round_resolved_from_the_orders_is_the_plain_resolution() -> None:
+    rounds = [s for s in _played_states() if s["stage"] == "round"]
+    assert len(rounds) > 300 and any(s["orders"] for s in rounds) and any(r["cards"] is None for r in rounds[0]["runners"])
+    for state in rounds:
+        fast = race.resolve_orders(state)
+        assert fast is not None  # well-formed: the fast path answers
+        assert ("ok", fast) == _plain_resolve(state)
+        assert ENGINE.resolve(state, Rng("fast", "phase", 1)) == fast
+
+
+_ODD = [None, True, False, -1, 0, 1, 3, 7, 20, "3", "6/0", "x", [], {}, [6, 6, 6, 6, 6], 2**70]
+
+
+def _spoiled(state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A copy of a state with a few odd values where orders, options and runners hold data (as a tampered
+    log can make), to check that the fast path either gives the plain outcome or leaves it to the plain path."""
+    state = copy.deepcopy(state)
+    for _ in range(rng.randint(1, 3)):
+        where = rng.randrange(4)
+        if where == 0 and state["orders"]:
+            order = state["orders"][rng.choice(sorted(state["orders"]))]
+            key = rng.choice(["card", "move", "bank", "deduct", "energiza", "boost", "cards", "drug"])
+            if rng.random() < 0.2:
+                order.pop(key, None)
+            else:
+                order[key] = rng.choice(_ODD + LABELS + ["energiza", "enduron", "clean", "bank", "move"])
+        elif where == 1:
+            key = rng.choice(sorted(state["options"]))
+            if rng.random() < 0.3:
+                del state["options"][key]
+            else:
+                state["options"][key] = rng.choice(_ODD + ["ahead", "at_expiry", "past_post", "tarnished"])
+        elif where == 2:
+            runner = rng.choice(state["runners"])
+            key = rng.choice(["cards", "square", "owed", "drug", "boost_used", "withdrawn", "id"])
+            runner[key] = rng.choice(_ODD + [[{"value": 6, "turn": 0}] * 5, [{"value": "6", "turn": 0}], "r1"])
+        else:
+            state["round"] = rng.choice([1, 2, 8, 9, 30, 200, True, "2"])
+    return state
+
+
+def test_a_spoiled_round_gets_the_plain_outcome_or_the_plain_error() -> None:
+    rng = random.Random("spoiled")
+    rounds = [s for s in _played_states() if s["stage"] == "round"]
+    answered = 0
+    for _ in range(3000):
+        state = _spoiled(rng.choice(rounds), rng)
+        plain = _plain_resolve(state)
+        fast = race.resolve_orders(state)
+        if fast is not None:
+            answered += 1
+            assert ("ok", fast) == plain
+        assert _outcome(ENGINE.resolve, state, Rng("fast", "phase", 1)) == plain
+    assert answered > 300  # many spoiled values change nothing the fast path needs to refuse
+
+
+def test_the_phase_name_is_the_phases_and_the_result_a_copy_of_the_states() -> None:
+    for state in _played_states():
+        phase = ENGINE.phase(state)
+        assert ENGINE.phase_name(state) == (None if phase is None else phase.name)
+        result = ENGINE.result(state)
+        assert result == (copy.deepcopy(state["result"]) if phase is None else None)
+        if result is not None:
+            assert result is not state["result"]
+            result["winners"].append("someone")  # whoever changes the result they were given changes only theirs
+            assert "someone" not in state["result"]["winners"]
+
+
+def test_a_folded_round_keeps_the_states_key_order() -> None:
+    """The fold's canonical step finds what changed key by key in the last canonical state's order."""
+    for state in _played_states()[::7]:
+        if state["stage"] == "round":
+            after = ENGINE.apply_outcome(state, ENGINE.resolve(state, Rng("fast", "phase", 1)))
+            assert list(after) == list(state)
