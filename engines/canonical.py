@@ -72,6 +72,18 @@ def plain_canonical_bytes_each(values: list[Any]) -> list[bytes | None]:
     return [text if text is not None and _plain_sized(value, len(text)) else None for value, text in zip(values, texts)]
 
 
+def in_roundtrip_form(value: Any) -> bool:
+    """``roundtrip(value)`` would give ``value`` back as it is (the same types, values and key order), told
+    without building it: orjson takes it, writes its keys in the order they are in (so they are sorted),
+    and it is made only of exactly dict, list, str, int, bool and None (no tuple, subclass or float: False
+    for a float, which only the round trip can tell about)."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return False
+    return orjson.dumps(value) == text and _plain_wide(value, _JSON_TYPES)
+
+
 def same_canonical(a: Any, b: Any) -> bool:
     """``canonical_json(a) == canonical_json(b)``, raising where that raises."""
     fast_a = _fast_canonical(a)
@@ -133,9 +145,10 @@ def _plain(value: Any) -> bool:
 # _plain's Python step per item (measured on the bench's games: half the time on 2-5 kB outcomes).
 _WIDE = 1500
 _PLAIN_TYPES = frozenset({dict, list, tuple, str, int, bool, type(None)})
+_JSON_TYPES = _PLAIN_TYPES - {tuple}  # what orjson.loads gives
 
 
-def _plain_wide(value: Any) -> bool:
+def _plain_wide(value: Any, types: frozenset[type] = _PLAIN_TYPES) -> bool:
     """``_plain``, a level of nesting at a time: gc.get_referents gives every item of the level's lists and
     tuples and every value of its dicts (and the keys too, of a dict whose keys are not all exactly str),
     and nothing for a str, int, bool or None.  Stops at the first level holding anything else, so it never
@@ -144,7 +157,7 @@ def _plain_wide(value: Any) -> bool:
     kinds: set[type] = set()
     for _ in range(_ORJSON_NESTING + 2):
         kinds.update(map(type, level))
-        if not kinds <= _PLAIN_TYPES:
+        if not kinds <= types:
             return False
         level = gc.get_referents(*level)
         if not level:

@@ -180,6 +180,17 @@ class Engine:
     def apply_outcome(self, state: State, outcome: JSON) -> State:
         raise NotImplementedError
 
+    def resolve_applied(self, state: State, rng: Rng) -> tuple[JSON, State | None]:
+        """``resolve(state, rng)``, and ``apply_outcome`` of that outcome where the engine has it at hand while
+        resolving (None: the platform applies it).  The audit resolves every phase and then folds the
+        recorded outcome; when the two match, it folds this state instead of applying the outcome again.
+
+        A state given must be, once round-tripped, exactly ``apply_outcome(state, roundtrip(outcome))``
+        round-tripped (the conformance suite compares them), and nothing may raise here that ``resolve``
+        alone would not: where applying would fail, give None.
+        """
+        return self.resolve(state, rng), None
+
     def eject(self, state: State, player_id: str) -> State:
         """Remove a player by GM ruling; the default marks them ejected in ``state``.
 

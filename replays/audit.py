@@ -9,12 +9,12 @@ from typing import Any, Callable
 
 import orjson
 
-from engines.canonical import plain_canonical_bytes, roundtrip, same_canonical, sha256_hex
+from engines.canonical import in_roundtrip_form, plain_canonical_bytes, roundtrip, same_canonical, sha256_hex
 from engines.contract import RuleError
 from engines.rng import Rng
 from eventlog.events import Event, check_chain
 from replays.fold import (FoldError, Folding, Record, apply, check_envelope, empty, engine_for, envelope_problem,
-                          players_for_engine)
+                          players_for_engine, resolved_to)
 
 EXPORT_FORMAT = "arbiter-export/1"
 
@@ -37,7 +37,10 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
         known_plain = position <= plain  # as hashing it found: see _same
-        problem = _guarded(_recompute, record, event, seed, known_plain)
+        applied: list[Any] = []
+        problem = _guarded(_recompute, record, event, seed, known_plain, applied)
+        if applied:
+            step = resolved_to(applied[0])  # the outcome matched: its state from resolving, not applied again
         try:
             folded = folding.apply(event, step)
         except FoldError as exc:
@@ -76,8 +79,10 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
     }
 
 
-def _recompute(record: Record, event: Event, seed: str | None, plain: bool = False) -> str | None:
-    """'' if a recomputed event matches, a description if not, None if nothing to check."""
+def _recompute(record: Record, event: Event, seed: str | None, plain: bool = False,
+               applied: list[Any] | None = None) -> str | None:
+    """'' if a recomputed event matches, a description if not, None if nothing to check.  ``applied``: given
+    the state after a matching outcome, where the engine had it from resolving (``Engine.resolve_applied``)."""
     kind = event["type"]
     if kind == "action.submitted":
         engine_for(record).validate(record["engine"], event["actor"], event["data"]["action"])
@@ -89,9 +94,14 @@ def _recompute(record: Record, event: Event, seed: str | None, plain: bool = Fal
         setup = engine.setup(record["options"], players_for_engine(record), Rng(seed, "setup"))
         return "" if _same(setup, event["data"]["setup"], plain) else "the setup draws differ from the seed's"
     number = event["data"]["number"]
-    resolved = engine.resolve(record["engine"], Rng(seed, "phase", number))
-    if not _same_after_roundtrip(resolved, event["data"]["outcome"], plain):
+    resolved, after = engine.resolve_applied(record["engine"], Rng(seed, "phase", number))
+    recorded = event["data"]["outcome"]
+    if not _same_after_roundtrip(resolved, recorded, plain):
         return f"the outcome of phase {number} differs from a fresh resolution"
+    # The recorded outcome is the resolved one round-tripped, exactly (types, key order), so applying it
+    # gives the engine's state: the fold may take that.
+    if after is not None and applied is not None and in_roundtrip_form(recorded):
+        applied.append(after)
     return ""  # the phase that follows is checked by _follows, on the folded state
 
 

@@ -102,8 +102,18 @@ def _action(record: Record, event: Event) -> None:
 
 
 def _resolved(record: Record, event: Event) -> None:
+    _resolved_to(record, event, engine_for(record).apply_outcome(record["engine"], event["data"]["outcome"]))
+
+
+def resolved_to(state: Any) -> Callable[[Record, Event], None]:
+    """The fold step of a phase.resolved event whose outcome applied gives ``state``, known beforehand (the
+    audit's, from ``Engine.resolve_applied``): ``Folding.apply``'s ``step``, in place of ``check_envelope``'s."""
+    return lambda record, event: _resolved_to(record, event, state)
+
+
+def _resolved_to(record: Record, event: Event, state: Any) -> None:
     data = event["data"]
-    record["engine"] = engine_for(record).apply_outcome(record["engine"], data["outcome"])
+    record["engine"] = state
     if data["next"] is None:
         record["status"] = "finished"
         record["phase"] = None

@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from engines import registry
-from engines.canonical import canonical_json
+from engines.canonical import canonical_json, roundtrip
 from engines.contract import GM, PUBLIC, Engine
 from engines.driver import NotPlainJson, Played, fold, load_action, plain, play_bots, player_list, start
 from engines.rng import Rng
@@ -71,6 +71,23 @@ def test_resolution_is_a_pure_function_of_state_and_seed(engine: Engine, case: d
         again = engine.resolve(before, Rng(seed, "phase", record["number"]))
         assert canonical_json(again) == canonical_json(record["outcome"])
         assert before == frozen, "resolve() mutated its input"
+
+
+@pytest.mark.parametrize("engine,case,seed", CASES)
+def test_a_state_from_resolve_applied_is_the_outcome_applied(engine: Engine, case: dict, seed: str) -> None:
+    """The audit folds the state ``resolve_applied`` gives in place of the recorded outcome applied."""
+    played = _play(engine, case, seed)
+    for index, record in enumerate(played.records):
+        if record["kind"] != "outcome":
+            continue
+        before = played.states[index]
+        frozen = copy.deepcopy(before)
+        outcome, after = engine.resolve_applied(before, Rng(seed, "phase", record["number"]))
+        assert canonical_json(outcome) == canonical_json(record["outcome"])
+        if after is not None:
+            applied = engine.apply_outcome(before, roundtrip(outcome))
+            assert repr(roundtrip(after)) == repr(roundtrip(applied))  # repr: types and key order too
+        assert before == frozen, "resolve_applied() mutated its input"
 
 
 @pytest.mark.parametrize("engine,case,seed", CASES)

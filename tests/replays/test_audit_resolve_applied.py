@@ -1,0 +1,110 @@
+"""``Engine.resolve_applied``: an engine may hand the audit the state after the outcome it resolved, and the
+audit folds that state instead of applying the recorded outcome again.  Only speed: every report must be
+the one the outcome applied gives, and a forged outcome must fail as it did."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engines.canonical import in_roundtrip_form, roundtrip
+from engines.contract import Engine
+from eventlog.events import event_hash
+from replays.audit import audit
+
+FIXTURES = sorted((Path(__file__).parent.parent / "fixtures" / "games").glob("*.json"))
+
+
+def _rehashed(events: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
+    for i in range(start, len(events)):
+        body = {k: v for k, v in events[i].items() if k != "hash"}
+        body["prev_hash"] = events[i - 1]["hash"] if i else "0" * 64
+        events[i] = {**body, "hash": event_hash(body["prev_hash"], body)}
+    return events
+
+
+def _reversed_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _reversed_keys(value[key]) for key in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reversed_keys(item) for item in value]
+    return value
+
+
+def _audits(monkeypatch: pytest.MonkeyPatch, events: list[dict[str, Any]], seed: str) -> tuple[dict, dict, int]:
+    """The report with the default ``resolve_applied`` (the outcome applied by the fold), the report with one
+    that gives the applied state itself, and how many states the audit took from the latter."""
+    plain = audit(events, seed)
+    taken = 0
+
+    def applied(engine: Engine, state: Any, rng: Any) -> tuple[Any, Any]:
+        outcome = engine.resolve(state, rng)
+        after = engine.apply_outcome(state, roundtrip(outcome))
+
+        class Counted(dict):  # the engine's state, marked so that the fold's taking it is counted
+            pass
+
+        return outcome, Counted(after)
+
+    original = Engine.resolve_applied
+    monkeypatch.setattr(Engine, "resolve_applied", applied)
+    try:
+        import replays.fold as fold_module
+        step = fold_module._resolved_to
+
+        def counting(record: dict, event: dict, state: Any) -> None:
+            nonlocal taken
+            taken += type(state).__name__ == "Counted"
+            step(record, event, dict(state) if type(state).__name__ == "Counted" else state)
+
+        monkeypatch.setattr(fold_module, "_resolved_to", counting)
+        fast = audit(events, seed)
+    finally:
+        monkeypatch.setattr(Engine, "resolve_applied", original)
+    return plain, fast, taken
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_a_state_from_resolving_gives_the_report_of_the_outcome_applied(path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    document = json.loads(path.read_text())
+    events, seed = document["events"], document["seed"]
+    plain, fast, taken = _audits(monkeypatch, events, seed)
+    assert fast == plain and plain["ok"]
+    assert taken == sum(e["type"] == "phase.resolved" for e in events)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_a_forged_outcome_fails_through_it_as_it_did(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    document = json.loads(path.read_text())
+    events, seed = document["events"], document["seed"]
+    resolved = [i for i, e in enumerate(events) if e["type"] == "phase.resolved"]
+    forged = [dict(e) for e in events]
+    index = resolved[len(resolved) // 2]
+    outcome = forged[index]["data"]["outcome"]
+    forged[index] = {**forged[index], "data": {**forged[index]["data"],
+                                                "outcome": {**outcome, "public": {**outcome["public"], "forged": 1}}}}
+    plain, fast, taken = _audits(monkeypatch, _rehashed(forged, index), seed)
+    assert fast == plain and not plain["ok"]
+    assert any(d["seq"] == index + 1 and d["check"] == "recompute" for d in plain["divergences"])
+    assert resolved.index(index) <= taken < len(resolved)  # not the forged one
+
+
+@pytest.mark.parametrize("path", FIXTURES[:3], ids=lambda p: p.stem)
+def test_an_outcome_stored_with_its_keys_in_another_order_is_applied_as_stored(path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hashes are over sorted keys, so a log may hold an outcome in any key order: the fold applies it as it
+    is, and the audit must judge on that, not on the engine's own state."""
+    document = json.loads(path.read_text())
+    events, seed = document["events"], document["seed"]
+    resolved = [i for i, e in enumerate(events) if e["type"] == "phase.resolved"]
+    shuffled = [dict(e) for e in events]
+    for i in resolved[::2]:
+        shuffled[i] = {**shuffled[i], "data": {**shuffled[i]["data"],
+                                                "outcome": _reversed_keys(shuffled[i]["data"]["outcome"])}}
+    assert not in_roundtrip_form(shuffled[resolved[0]]["data"]["outcome"])
+    plain, fast, taken = _audits(monkeypatch, shuffled, seed)
+    assert fast == plain
+    assert taken == len(resolved) - len(resolved[::2])
