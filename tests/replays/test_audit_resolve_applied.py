@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+import replays.fold as fold_module
+from engines import registry
 from engines.canonical import in_roundtrip_form, roundtrip
 from engines.contract import Engine
 from eventlog.events import event_hash
@@ -34,35 +36,33 @@ def _reversed_keys(value: Any) -> Any:
 
 
 def _audits(monkeypatch: pytest.MonkeyPatch, events: list[dict[str, Any]], seed: str) -> tuple[dict, dict, int]:
-    """The report with the default ``resolve_applied`` (the outcome applied by the fold), the report with one
-    that gives the applied state itself, and how many states the audit took from the latter."""
+    """The report with the engines' own ``resolve_applied``, the report with one that gives the applied state
+    itself, and how many states the audit took from the latter."""
     plain = audit(events, seed)
     taken = 0
 
-    def applied(engine: Engine, state: Any, rng: Any) -> tuple[Any, Any]:
-        outcome = engine.resolve(state, rng)
-        after = engine.apply_outcome(state, roundtrip(outcome))
+    class Counted(dict):  # the engine's state, marked so that the fold's taking it is counted
+        pass
 
-        class Counted(dict):  # the engine's state, marked so that the fold's taking it is counted
-            pass
+    def giving(engine: Engine) -> Any:
+        def applied(state: Any, rng: Any) -> tuple[Any, Any]:
+            outcome = engine.resolve(state, rng)
+            return outcome, Counted(engine.apply_outcome(state, roundtrip(outcome)))
+        return applied
 
-        return outcome, Counted(after)
+    def counting(record: dict, event: dict, state: Any) -> None:
+        nonlocal taken
+        taken += type(state) is Counted
+        step(record, event, dict(state) if type(state) is Counted else state)
 
-    original = Engine.resolve_applied
-    monkeypatch.setattr(Engine, "resolve_applied", applied)
-    try:
-        import replays.fold as fold_module
+    with monkeypatch.context() as patch:
+        for name in registry.names():
+            for version in registry.versions(name):
+                engine = registry.get(name, version)
+                patch.setattr(engine, "resolve_applied", giving(engine))
         step = fold_module._resolved_to
-
-        def counting(record: dict, event: dict, state: Any) -> None:
-            nonlocal taken
-            taken += type(state).__name__ == "Counted"
-            step(record, event, dict(state) if type(state).__name__ == "Counted" else state)
-
-        monkeypatch.setattr(fold_module, "_resolved_to", counting)
+        patch.setattr(fold_module, "_resolved_to", counting)
         fast = audit(events, seed)
-    finally:
-        monkeypatch.setattr(Engine, "resolve_applied", original)
     return plain, fast, taken
 
 
