@@ -117,30 +117,8 @@ class GoldenStrider(Engine):
 
     # -- orders ------------------------------------------------------------------
     def validate(self, state: State, actor: str, action: JSON) -> None:
-        kind = action["type"]
-        stage = state["stage"]  # the phase's name (phase() without the parts only views need)
-        if stage == "over":
-            raise not_now("phase", "the game is over")
-        if STAGE_ACTION[stage] != kind:
-            raise not_now("phase", f"{kind} is not an order for the {stage} phase")
-        if stage == "round":  # kind is "play"
-            mine = orders.own_runners(state, actor)
-            if mine:  # and a player: actor in _owners(state)
-                for player in state["players"]:
-                    if player["id"] == actor:
-                        break
-                else:
-                    mine = []
-            if not mine:
-                raise not_now("phase", "you have no order to give in this phase")
-            orders.check_play(state, orders.named_runner(mine, action.get("runner")), action)
-            return
-        if actor not in _actors(state, stage):
-            raise not_now("phase", "you have no order to give in this phase")
-        if kind == "accuse":
-            _check_accusation(state, actor, action.get("runner"))
-        else:
-            rules.check_starting_cards(action["algorithm"]["cards"], 30)
+        if not orders.plainly_valid_play(state, actor, action):  # the usual play, let through at once
+            check_order(state, actor, action)
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
         """Record (or replace) a sealed order."""
@@ -225,6 +203,34 @@ class GoldenStrider(Engine):
         if state["stage"] == "accusation":
             return bots.accuse(state, actor, rng)
         return bots.robot(rng)
+
+
+def check_order(state: State, actor: str, action: JSON) -> None:
+    """Every check of ``validate``, raising the RuleError that names what is wrong."""
+    kind = action["type"]
+    stage = state["stage"]  # the phase's name (phase() without the parts only views need)
+    if stage == "over":
+        raise not_now("phase", "the game is over")
+    if STAGE_ACTION[stage] != kind:
+        raise not_now("phase", f"{kind} is not an order for the {stage} phase")
+    if stage == "round":  # kind is "play"
+        mine = orders.own_runners(state, actor)
+        if mine:  # and a player: actor in _owners(state)
+            for player in state["players"]:
+                if player["id"] == actor:
+                    break
+            else:
+                mine = []
+        if not mine:
+            raise not_now("phase", "you have no order to give in this phase")
+        orders.check_play(state, orders.named_runner(mine, action.get("runner")), action)
+        return
+    if actor not in _actors(state, stage):
+        raise not_now("phase", "you have no order to give in this phase")
+    if kind == "accuse":
+        _check_accusation(state, actor, action.get("runner"))
+    else:
+        rules.check_starting_cards(action["algorithm"]["cards"], 30)
 
 
 def _copy_json(value: JSON) -> JSON:

@@ -113,3 +113,48 @@ def check_play(state: dict[str, Any], runner: dict[str, Any], action: dict[str, 
         )
     value = hand[card]["value"]
     rules.split_card(value, runner["owed"], move, bank, deduct)
+
+
+def plainly_valid_play(state: dict[str, Any], actor: str, action: dict[str, Any]) -> bool:
+    """True only where ``GoldenStrider.validate`` lets the order through: the usual play (in a round,
+    for one of the actor's runners, no drug and no Energiza), read and checked by the same rules in
+    one pass, as every order sent and every order audited is.  False for any other order, or where
+    anything raises: the full checks then name the problem (test_fast_paths.py compares the two)."""
+    try:
+        return _plainly_valid_play(state, actor, action)
+    except Exception:
+        return False
+
+
+def _plainly_valid_play(state: dict[str, Any], actor: str, action: dict[str, Any]) -> bool:
+    if action["type"] != "play" or state["stage"] != "round":
+        return False
+    mine = own_runners(state, actor)
+    if not mine:
+        return False
+    for player in state["players"]:
+        if player["id"] == actor:
+            break
+    else:
+        return False
+    runner = named_runner(mine, action.get("runner"))
+    if action.get("drug") or action.get("energiza") or action.get("boost"):
+        return False
+    opts = state["options"]
+    opts["variant"]  # read by check_setup
+    if runner["cards"] is None:  # check_setup: the starting cards come with the first order
+        hand = action.get("cards")
+        if hand is None:
+            return False
+        rules.check_starting_cards(hand, 30)  # tarnished.starting_total without a drug
+        hand = rules.starting_hand(list(hand))
+    elif action.get("cards") is not None:
+        return False
+    else:
+        hand = runner["cards"]
+    card = rules.find_card(hand, action["card"])
+    move, bank, deduct = action["move"], action["bank"], action["deduct"]
+    if not rules.keeps_seven_turn_rule(hand, card, state["round"], opts["seven_turn_rule"]):
+        return False
+    rules.split_card(hand[card]["value"], runner["owed"], move, bank, deduct)
+    return True

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from engines.contract import RuleError
-from engines.driver import play_bots, player_list
+from engines.driver import load_action, play_bots, player_list
 from engines.golden_strider import ENGINE, orders, race, rules
+from engines.golden_strider.engine import check_order
 from engines.golden_strider.race import held
 from engines.rng import Rng
 
@@ -214,3 +215,27 @@ def test_a_folded_round_keeps_the_states_key_order() -> None:
         if state["stage"] == "round":
             after = ENGINE.apply_outcome(state, ENGINE.resolve(state, Rng("fast", "phase", 1)))
             assert list(after) == list(state)
+
+
+def test_an_order_let_through_at_once_passes_every_check() -> None:
+    """``plainly_valid_play`` may only say yes where ``check_order`` does (anything else goes to it)."""
+    rng = random.Random("orders")
+    rounds = [s for s in _played_states() if s["stage"] == "round"]
+    passed = quick = 0
+    for _ in range(4000):
+        state = rng.choice(rounds)
+        actor = rng.choice([p["id"] for p in state["players"]] + ["stranger"])
+        action = ENGINE.bot_action(state, actor, Rng("orders", actor)) if actor != "stranger" else None
+        if rng.random() < 0.3:
+            state = _spoiled(state, rng)
+        action = load_action(ENGINE, action) if action else {"type": "play", "card": "6/0", "move": 3, "bank": 3, "deduct": "move"}
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            key = rng.choice(["type", "card", "move", "bank", "deduct", "energiza", "boost", "cards", "drug", "runner"])
+            action[key] = rng.choice(_ODD + LABELS + ["play", "accuse", "r1", "r2", "Player 1", "energiza"])
+        plain = _outcome(check_order, state, actor, action)
+        passed += plain == ("ok", None)
+        if orders.plainly_valid_play(state, actor, action):
+            quick += 1
+            assert plain == ("ok", None)
+        assert _outcome(ENGINE.validate, state, actor, action) == plain
+    assert quick > 0.8 * passed > 500
