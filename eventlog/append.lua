@@ -1,8 +1,16 @@
 -- Conditional append of one event to a game's stream, atomically.
--- KEYS[1] events stream, KEYS[2] idempotency key, KEYS[3] private hash
+-- KEYS[1] events stream, KEYS[2] idempotency key, KEYS[3] private hash, KEYS[4] a bad-token counter
 -- ARGV[1] expected seq, ARGV[2] expected head hash, ARGV[3] event json, ARGV[4] event hash,
 -- ARGV[5] idempotency record ('' when none), ARGV[6] idempotency ttl seconds,
--- ARGV[7..] field, value pairs to HSET into the private hash (tokens, seed)
+-- ARGV[7] guard: a private-hash field ('' when none) that must still hold ARGV[8], with KEYS[4] below ARGV[9],
+-- ARGV[10..] field, value pairs to HSET into the private hash (tokens, seed)
+-- Replies: {'ok', seq} | {'guard'} | {'idem', record} | {'conflict', seq, head, entries from ARGV[1] on (at most 256)}
+if ARGV[7] ~= '' then
+  local count = redis.call('GET', KEYS[4])
+  if (count and tonumber(count) >= tonumber(ARGV[9])) or redis.call('HGET', KEYS[3], ARGV[7]) ~= ARGV[8] then
+    return {'guard'}
+  end
+end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local seq = 0
 local head = string.rep('0', 64)
@@ -18,13 +26,17 @@ if ARGV[5] ~= '' then
   if prior then return {'idem', prior} end
 end
 if tonumber(ARGV[1]) ~= seq + 1 or ARGV[2] ~= head then
-  return {'conflict', tostring(seq), head}
+  local tail = {}
+  if seq >= tonumber(ARGV[1]) then
+    tail = redis.call('XRANGE', KEYS[1], ARGV[1] .. '-0', '+', 'COUNT', 256)
+  end
+  return {'conflict', tostring(seq), head, tail}
 end
 redis.call('XADD', KEYS[1], ARGV[1] .. '-0', 'e', ARGV[3], 'h', ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[2], ARGV[5], 'EX', tonumber(ARGV[6]))
 end
-if #ARGV > 6 then
-  redis.call('HSET', KEYS[3], unpack(ARGV, 7))
+if #ARGV > 9 then
+  redis.call('HSET', KEYS[3], unpack(ARGV, 10))
 end
 return {'ok', ARGV[1]}

@@ -2,8 +2,10 @@
 
 The script checks the expected next ``seq`` and head hash, honours a client's
 Idempotency-Key, and writes credentials that belong with the event (a new token's
-digest, the secret seed) in the same atomic step.  Stream entry ids are ``<seq>-0``
-so one event, or every event after a ``seq``, is a single XRANGE.
+digest, the secret seed) in the same atomic step.  It can also check the caller's
+credential in that step (a ``Guard``), so an order can be recorded in one round trip.
+Stream entry ids are ``<seq>-0`` so one event, or every event after a ``seq``, is a
+single XRANGE.
 """
 from __future__ import annotations
 
@@ -25,12 +27,32 @@ IDEMPOTENCY_TTL = 48 * 3600  # the API promises at least 24 hours
 
 
 class Conflict(Exception):
-    """Another writer appended first: re-read, re-validate and try again."""
+    """Another writer appended first: re-read, re-validate and try again.
 
-    def __init__(self, seq: int, head: str) -> None:
+    ``events``: the log from the seq the append expected on (at most 256 of them: see append.lua),
+    so the caller can catch up without reading them again."""
+
+    def __init__(self, seq: int, head: str, events: list[Event] | None = None) -> None:
         super().__init__(f"log is at seq {seq}")
         self.seq = seq
         self.head = head
+        self.events = events or []
+
+
+class GuardFailed(Exception):
+    """The append's ``Guard`` did not hold: nothing was appended."""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A condition checked in the append's atomic step: the game's private hash still holds
+    ``value`` at ``field`` (a token's stored role), and ``counter`` (that client's failed token
+    attempts) is below ``limit``."""
+
+    field: str
+    value: str
+    counter: str
+    limit: int
 
 
 @dataclass(frozen=True)
@@ -72,7 +94,10 @@ class EventStore:
         *,
         idempotency: IdempotencyRecord | None = None,
         private: dict[str, str] | None = None,
+        guard: Guard | None = None,
     ) -> Appended:
+        """Append ``event`` if it is the next one; raises Conflict if it is not, GuardFailed if ``guard`` fails
+        (checked first), and answers a stored idempotent reply instead of appending (checked second)."""
         idem_key = (
             keys.idempotency(game_id, idempotency.scope, idempotency.key_digest)
             if idempotency
@@ -85,17 +110,20 @@ class EventStore:
             event["hash"],
             idempotency.encode() if idempotency else "",
             IDEMPOTENCY_TTL,
+            *((guard.field, guard.value, guard.limit) if guard else ("", "", 0)),
         ]
         for field, value in (private or {}).items():
             args += [field, value]
-        script_keys = [keys.events(game_id), idem_key, keys.private(game_id)]
-        reply = self._run_append(script_keys, args)
+        counter = guard.counter if guard else keys.bad_tokens(game_id)  # same slot; unread without a guard
+        reply = self._run_append([keys.events(game_id), idem_key, keys.private(game_id), counter], args)
         status = _text(reply[0])
         if status == "ok":
             return Appended(event)
         if status == "idem":
             return Appended(None, orjson.loads(reply[1]))
-        raise Conflict(int(reply[1]), _text(reply[2]))
+        if status == "guard":
+            raise GuardFailed()
+        raise Conflict(int(reply[1]), _text(reply[2]), [_event_of(entry[1]) for entry in reply[3]])
 
     def _run_append(self, script_keys: list[str], args: list[Any]) -> Any:
         """The append script's reply.  A script the server does not know yet (a new or flushed
@@ -201,6 +229,11 @@ class EventStore:
     @staticmethod
     def decode_answer(value: bytes | None) -> dict[str, Any] | None:
         return None if value is None else orjson.loads(value)
+
+
+def _event_of(fields: list[bytes]) -> Event:
+    """The event in a stream entry's flat field list, as a script returns it."""
+    return orjson.loads(fields[fields.index(b"e") + 1])
 
 
 def _text(value: bytes | str) -> str:

@@ -3,7 +3,9 @@
 Reading a game costs one XRANGE for the events since the last fold, however long its
 log; a snapshot is written every ``SNAPSHOT_EVERY`` events so a cold process folds at
 most that many.  ``load_with`` sends other reads a request needs (its token, an
-idempotency answer) in the same round trip as that XRANGE.
+idempotency answer) in the same round trip as that XRANGE.  A process that appends an
+event, or is told of newer events by a conflicting append, moves its cached record on
+with them (``appended``, ``caught_up``), so its next request needs no read at all.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import orjson
 
 from eventlog import keys, snapshots
 from eventlog.events import Event
-from eventlog.store import EventStore
+from eventlog.store import Conflict, EventStore
 from replays.fold import Record, fold
 
 SNAPSHOT_EVERY = 64
@@ -28,6 +30,27 @@ class GameLoader:
         self._size = cache_size
         self._lock = Lock()
         self._snapped: dict[str, int] = {}  # seq of the last snapshot this process knows
+
+    def cached(self, game_id: str) -> Record | None:
+        """The record this process last folded for the game; it may be behind the log."""
+        with self._lock:
+            return self._cache.get(game_id)
+
+    def appended(self, game_id: str, record: Record, event: Event) -> None:
+        """``event`` was just appended on top of ``record``: remember the record after it."""
+        try:
+            self._folded(game_id, record, [event])
+        except Exception:  # the event was built from this record; if it still does not fold, read it next time
+            self.forget(game_id)
+
+    def caught_up(self, game_id: str, record: Record, conflict: Conflict) -> Record | None:
+        """The record after the events a conflicting append reported on top of ``record``,
+        or, if they do not reach the head it reported, the record loaded afresh."""
+        events = conflict.events
+        if events and events[0]["seq"] == record["seq"] + 1 and events[-1]["seq"] == conflict.seq:
+            return self._folded(game_id, record, events)
+        self.forget(game_id)  # behind by more than the script returns, or on another chain
+        return self.load(game_id)
 
     def load(self, game_id: str) -> Record | None:
         """The game's record as of its newest event, or None for an unknown game."""
@@ -71,6 +94,9 @@ class GameLoader:
 
     def _remember(self, game_id: str, record: Record) -> None:
         with self._lock:
+            known = self._cache.get(game_id)
+            if known is not None and known["seq"] > record["seq"]:
+                return  # another thread got further meanwhile
             self._cache[game_id] = record
             self._cache.move_to_end(game_id)
             while len(self._cache) > self._size:

@@ -11,12 +11,13 @@ from replays.fold import FoldError, Record, apply, empty
 from replays.views import event_for, game_for, viewer_of
 from service import commands
 from engines.canonical import sha256_hex
-from service.appending import Prefetched
+from service.appending import OnTrust, Prefetched
+from eventlog.store import GuardFailed
 from service.auth import Caller, TokenLookup, caller_for, scope_of
 from service.context import Context
 from service.errors import ApiError, corrupt_log, forbidden, not_found
 from service.http import client_address, int_arg, json_body, reply
-from service.schemas import seed_warnings
+from service.schemas import GM_ACTIONS, seed_warnings
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -129,11 +130,19 @@ def start(game_id: str) -> Any:
 
 @v1.post("/games/<game_id>/actions")
 def act(game_id: str) -> Any:
-    # The hot path: the game's tail, the token, its throttle count and the Idempotency-Key's
-    # stored answer are read in one round trip, then judged in the usual order.
-    store = ctx().store
+    context = ctx()
     lookup = TokenLookup(game_id, request.headers.get("Authorization"), client_address())
     key = request.headers.get("Idempotency-Key")
+    answer = _act_in_one_trip(context, game_id, lookup, key)
+    status, body = answer if answer is not None else _act(context, game_id, lookup, key)
+    return reply(body, status)
+
+
+def _act(context: Context, game_id: str, lookup: TokenLookup, key: str | None) -> tuple[int, dict[str, Any]]:
+    """The full path: the game's tail, the token, its throttle count and the Idempotency-Key's
+    stored answer are read in one round trip, judged in the usual order (404, 401/429, the
+    body, a replay), then the order is validated and appended."""
+    store = context.store
     key_digest = sha256_hex(key) if key and lookup.digest else None
 
     def also(pipe: Any) -> None:
@@ -143,10 +152,49 @@ def act(game_id: str) -> Any:
 
     record, replies = _record_with(game_id, also)
     caller = lookup.caller(store, replies)
+    if lookup.stored is not None:
+        context.tokens.add(game_id, caller, lookup.stored)
     body = json_body()
     prefetched = Prefetched(key_digest, store.decode_answer(replies[-1])) if key_digest else None
-    status, answer = commands.act(ctx(), game_id, caller, body, key, record, prefetched)
-    return reply(answer, status)
+    return commands.act(context, game_id, caller, body, key, record, prefetched)
+
+
+def _act_in_one_trip(
+    context: Context, game_id: str, lookup: TokenLookup, key: str | None
+) -> tuple[int, dict[str, Any]] | None:
+    """The same order in one round trip, when this process has the game cached and has seen
+    the token accepted: validated against the cached record, and appended by the script only
+    if the token's stored role is unchanged, its client not throttled, the Idempotency-Key
+    unused (else its stored answer) and the record still the head (else the missing events
+    come back, and the order is validated again against them).  None, having appended
+    nothing, where this cannot settle it: a token or game this process does not know, a token
+    whose stored role changed or whose client is throttled, or an error before the script
+    answered (the remembered caller or record may be what is wrong).  The full path then
+    decides, and reports errors in its own order.  GM actions always go the full way: some
+    move the deadline index before their append, which a stale record must not do."""
+    known = context.tokens.get(game_id, lookup.digest) if lookup.digest else None
+    record = context.loader.cached(game_id) if known is not None else None
+    if known is None or record is None:
+        return None
+    caller, stored = known
+    trust = OnTrust(lookup.guard(stored))
+    try:
+        body = json_body()
+        kind = body.get("type")
+        if not isinstance(kind, str) or kind in GM_ACTIONS:
+            return None
+        return commands.act(context, game_id, caller, body, key, record, trust=trust)
+    except GuardFailed:
+        context.tokens.discard(game_id, caller.token_digest or "")
+        return None
+    except FoldError as exc:
+        if trust.confirmed:
+            raise corrupt_log(game_id, exc.seq) from exc
+        return None
+    except ApiError:
+        if trust.confirmed:
+            raise
+        return None
 
 
 @v1.get("/games/<game_id>")

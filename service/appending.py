@@ -14,7 +14,7 @@ import orjson
 from engines.canonical import canonical_json, sha256_hex
 from eventlog import deadlines
 from eventlog.events import Event, new_salt, seal
-from eventlog.store import Conflict, IdempotencyRecord
+from eventlog.store import Conflict, Guard, IdempotencyRecord
 from replays.fold import Record
 from service import clock
 from service.auth import Caller
@@ -48,6 +48,21 @@ class Prefetched:
 
     key_digest: str
     answer: dict[str, Any] | None
+
+
+@dataclass
+class OnTrust:
+    """A caller taken on trust from ``KnownTokens`` with a record from this process's cache.
+
+    ``guard`` has the append script check the caller in the append's atomic step (GuardFailed
+    if it no longer holds); the script also answers a stored Idempotency-Key itself.  Until
+    the script has answered (``confirmed``) an error may come from the trusted caller or a
+    stale record: the caller must then go the full way, which answers a replay before it
+    validates and reports errors in their order.  Once it has, the caller was confirmed and no
+    replay stored, and the record brought up to date: an error is then this request's answer."""
+
+    guard: Guard
+    confirmed: bool = False
 
 
 def resolve_early(ctx: Context, game_id: str, number: int, purpose: str) -> dict[str, Any]:
@@ -88,29 +103,36 @@ def append(
     body: Any = None,
     first: Record | None = None,
     prefetched: Prefetched | None = None,
+    trust: OnTrust | None = None,
 ) -> tuple[int, dict[str, Any]]:
     """``first``: a record the caller has just loaded, used for the first attempt instead
-    of loading it again (a stale one only costs a conflict and a retry).  ``prefetched``:
-    the Idempotency-Key's stored answer, read with ``first``.  Either way a replay is
-    answered before anything is validated; one that races this request is caught by the
-    append script, which checks the key atomically."""
+    of loading it again (a stale one only costs a conflict, which brings the missing events,
+    and a retry).  ``prefetched``: the Idempotency-Key's stored answer, read with ``first``.
+    Either way a replay is answered before anything is validated; one that races this
+    request is caught by the append script, which checks the key atomically.
+
+    ``trust``: the caller and ``first`` were not read but taken from this process's memory
+    (see ``OnTrust``); nothing is read before the append."""
     key_digest = body_digest = None
     if idempotency_key and caller is not None and caller.token_digest:
         key_digest = sha256_hex(idempotency_key)
         body_digest = sha256_hex(_body_text(body))
-        if prefetched is not None and prefetched.key_digest == key_digest:
-            prior = prefetched.answer
-        else:
-            prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
-        if prior is not None:
-            return _replayed(prior, body_digest)
+        if trust is None:
+            if prefetched is not None and prefetched.key_digest == key_digest:
+                prior = prefetched.answer
+            else:
+                prior = ctx.store.idempotent_answer(game_id, caller.scope, key_digest)
+            if prior is not None:
+                return _replayed(prior, body_digest)
     meant_for: int | None = None
-    for attempt in range(MAX_ATTEMPTS):
-        record = first if attempt == 0 and first is not None else ctx.loader.load(game_id)
+    record = first if first is not None else ctx.loader.load(game_id)
+    remembered = trust is not None  # the record may be older than this request: it says nothing of the phase meant
+    for _attempt in range(MAX_ATTEMPTS):
         if record is None:
             raise not_found(f"No game {game_id!r}.")
         plan = build(record)
-        meant_for = _same_phase(meant_for, plan.phase)
+        if not remembered:
+            meant_for = _same_phase(meant_for, plan.phase)
         event = seal(record["seq"] + 1, record["head_hash"], plan.type, plan.actor, plan.data, salt=new_salt())
         response = plan.respond(event) if plan.respond else receipt(game_id, event)
         idem = None
@@ -119,11 +141,18 @@ def append(
         if plan.before:
             plan.before()
         try:
-            appended = ctx.store.append(game_id, event, idempotency=idem, private=plan.private)
-        except Conflict:
+            appended = ctx.store.append(game_id, event, idempotency=idem, private=plan.private,
+                                        guard=trust.guard if trust else None)
+        except Conflict as exc:
+            if trust is not None:
+                trust.confirmed = True
+            record, remembered = ctx.loader.caught_up(game_id, record, exc), False
             continue
+        if trust is not None:
+            trust.confirmed = True
         if appended.replay is not None:
             return _replayed(appended.replay, body_digest or "")
+        ctx.loader.appended(game_id, record, event)
         if plan.after:
             _after(plan.after, event)
         return plan.status, response

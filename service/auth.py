@@ -9,12 +9,13 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
+from threading import Lock
 from typing import Any
 
 import orjson
 
 from eventlog import keys
-from eventlog.store import EventStore
+from eventlog.store import EventStore, Guard
 from service.errors import ApiError, unauthorized
 
 BAD_TOKEN_LIMIT = 20     # failed attempts per game per window before 429
@@ -104,6 +105,7 @@ class TokenLookup:
         self.digest = digest(self.token) if self.token is not None else None
         self.counter = f"{keys.bad_tokens(game_id)}:{client}"
         self.queued = 0
+        self.stored: str | None = None  # the token's stored role, once ``caller`` has accepted it
 
     def queue(self, pipe: Any) -> int:
         """Queue the reads; returns how many replies ``caller`` expects first in its list."""
@@ -128,7 +130,42 @@ class TokenLookup:
         if not hmac.compare_digest(role["digest"], self.digest):
             _count_bad(store, self.counter)
             raise unauthorized("This token is not valid for this game.")
+        self.stored = raw.decode() if isinstance(raw, bytes) else raw
         return Caller(role["role"], role.get("player_id"), self.digest)
+
+    def guard(self, stored: str) -> Guard:
+        """The condition under which an append may trust this caller without reading the token
+        first: its stored role is still ``stored`` and the client is not being throttled."""
+        assert self.digest is not None
+        return Guard(token_field(self.digest), stored, self.counter, BAD_TOKEN_LIMIT)
+
+
+class KnownTokens:
+    """Tokens this process has seen accepted, with the caller each one is and its stored role.
+
+    A hint, never a credential: an order sent on the strength of it is appended only with a
+    ``Guard`` that has the append script check, in the same atomic step, that the token's
+    stored role is still exactly that and its client is not throttled; otherwise the request
+    takes the full path.  Holds digests only, at most ``size`` of them."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._known: dict[tuple[str, str], tuple[Caller, str]] = {}
+        self._size = size
+        self._lock = Lock()
+
+    def get(self, game_id: str, token_digest: str) -> tuple[Caller, str] | None:
+        return self._known.get((game_id, token_digest))
+
+    def add(self, game_id: str, caller: Caller, stored: str) -> None:
+        assert caller.token_digest is not None
+        with self._lock:
+            if len(self._known) >= self._size:
+                del self._known[next(iter(self._known))]  # the oldest
+            self._known[(game_id, caller.token_digest)] = (caller, stored)
+
+    def discard(self, game_id: str, token_digest: str) -> None:
+        with self._lock:
+            self._known.pop((game_id, token_digest), None)
 
 
 def _count_bad(store: EventStore, key: str) -> None:

@@ -20,7 +20,7 @@ from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import Record, engine_for, players_for_engine
 from service import clock, gm_actions
-from service.appending import Plan, Prefetched, append, receipt, resolve_early
+from service.appending import OnTrust, Plan, Prefetched, append, receipt, resolve_early
 from service.auth import Caller, new_token, role_value, token_field
 from service.context import Context
 from service.errors import ApiError, conflict, forbidden, invalid, unauthorized
@@ -164,9 +164,10 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
 
 def act(
     ctx: Context, game_id: str, caller: Caller, body: dict[str, Any], idempotency_key: str | None = None,
-    record: Record | None = None, prefetched: Prefetched | None = None,
+    record: Record | None = None, prefetched: Prefetched | None = None, trust: OnTrust | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    """``record`` and ``prefetched``: what the route already read (see ``appending.append``)."""
+    """``record``, ``prefetched`` and ``trust``: what the route already read or took on trust
+    (see ``appending.append``)."""
     if caller.role == "public":
         raise unauthorized("Sending an order needs your player token (or the GM's).")
     kind = body.get("type")
@@ -177,7 +178,8 @@ def act(
         build = gm_actions.builder(ctx, game_id, kind, load(GM_ACTIONS[kind], fields_of(body)))
     else:
         build = _order_builder(ctx, game_id, caller, kind, body)
-    return append(ctx, game_id, build, caller, idempotency_key, body, first=record, prefetched=prefetched)
+    return append(ctx, game_id, build, caller, idempotency_key, body, first=record, prefetched=prefetched,
+                  trust=trust)
 
 
 def _order_builder(

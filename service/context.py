@@ -12,6 +12,7 @@ from rq.serializers import JSONSerializer
 
 from eventlog.store import EventStore
 from replays.loader import GameLoader
+from service.auth import KnownTokens
 from service.config import ConfigError, Settings, address, check_cluster_queue
 
 
@@ -51,6 +52,10 @@ class Context:
     @cached_property
     def loader(self) -> GameLoader:
         return GameLoader(self.store)
+
+    @cached_property
+    def tokens(self) -> KnownTokens:
+        return KnownTokens()
 
     @cached_property
     def queue(self) -> Queue:
