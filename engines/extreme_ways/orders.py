@@ -22,12 +22,15 @@ def validate(state: State, actor: str, action: JSON) -> None:
         raise RuleError("players", "You are not a player in this game.", status=403)
     if actor in state["ejected"]:
         raise not_now("ejected", "You were removed from this game by the GM.")
-    wanted = {"bid": "bidding", "pass": "bidding", "buy_gold": "bidding", "move": "moving",
-              "ec_vote": "ec_vote"}[kind]
+    wanted = _STAGE_OF[kind]
     if state["stage"] != wanted:
         raise not_now("phase", f"{kind} is only allowed in the {wanted} phase; "
                       f"it is {state['stage']} now.")
     _VALIDATORS[kind](state, actor, action)
+
+
+# The stage in which each player order is allowed (a KeyError for any other type, as the schema lets none through).
+_STAGE_OF = {"bid": "bidding", "pass": "bidding", "buy_gold": "bidding", "move": "moving", "ec_vote": "ec_vote"}
 
 
 def _validate_bid(state: State, actor: str, action: JSON) -> None:
@@ -121,7 +124,8 @@ def apply_action(state: State, actor: str, action: JSON) -> State:
         use = action["rebound"]
         if use is not None:
             options[use["round"] - 1] = None  # the rebound replaces that round's move
-        new["moves"] = {**state["moves"], actor: {"options": options, "rebound": copy.deepcopy(use)}}
+        rebound = None if use is None else copy.deepcopy(use)  # the order's own, never the state's
+        new["moves"] = {**state["moves"], actor: {"options": options, "rebound": rebound}}
     elif kind == "ec_vote":
         new["votes"] = {**state["votes"], actor: action["player_id"]}
     elif kind == "gm.set_garnets":

@@ -6,7 +6,8 @@ from engines.contract import State
 
 def active_players(state: State) -> list[str]:
     """Players still in the game (not ejected by the GM), in join order."""
-    return [p for p in state["players"] if p not in state["ejected"]]
+    ejected = state["ejected"]
+    return [p for p in state["players"] if p not in ejected]
 
 
 def ec_candidates(state: State) -> list[str]:

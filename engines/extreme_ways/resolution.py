@@ -36,12 +36,14 @@ def _resolve_bidding(state: State) -> JSON:
     packet_of = {p: k for k, winners in awarded.items() for p in winners}
     paid = {p: bids[p] for p in packet_of}
     leftover = rules.leftover_packets(awarded) if rules.reveals_leftover_packets(state["options"]) else []
+    gold = state["gold"]
     private = {}
     for p in active:
-        mine: dict[str, Any] = {"round": number, "bid": bids.get(p), "packet": packet_of.get(p),
-                                "paid": paid.get(p, 0), "gold": state["gold"][p] - paid.get(p, 0)}
-        if p in packet_of:
-            mine["contents"] = packets[packet_of[p]]  # made for this outcome: shared, never changed
+        packet, cost = packet_of.get(p), paid.get(p, 0)
+        mine: dict[str, Any] = {"round": number, "bid": bids.get(p), "packet": packet, "paid": cost,
+                                "gold": gold[p] - cost}
+        if packet is not None:
+            mine["contents"] = packets[packet]  # made for this outcome: shared, never changed
         private[p] = mine
     return {
         "public": {
@@ -75,13 +77,15 @@ def _resolve_moving(state: State, rng: Rng) -> JSON:
         sub = state["moves"].get(p) or {"options": [None] * total, "rebound": None}
         if sub["rebound"] is not None:
             rebounds[p] = sub["rebound"]
-        draw = rng.fork("options", p)
         letters = list(sub["options"])
         randomised[p] = {}
-        for i, letter in enumerate(letters):
-            if letter is None and not (p in rebounds and rebounds[p]["round"] == i + 1):
-                letters[i] = draw.choice(rules.OPTIONS)
-                randomised[p][str(i + 1)] = letters[i]
+        if None in letters:  # most submit every round: nothing to draw
+            draw = None  # forked at the first missing option (a fork hashes)
+            for i, letter in enumerate(letters):
+                if letter is None and not (p in rebounds and rebounds[p]["round"] == i + 1):
+                    draw = draw or rng.fork("options", p)
+                    letters[i] = draw.choice(rules.OPTIONS)
+                    randomised[p][str(i + 1)] = letters[i]
         choices[p] = letters
     played_rounds = [
         {"candidates": r["options"], "true": s["true"]}
@@ -95,7 +99,7 @@ def _resolve_moving(state: State, rng: Rng) -> JSON:
     awarded = {p: rules.garnets_awarded(state["gold"][p], counts[p] > 0) for p in active}
     garnets = {p: state["garnets"][p] + awarded.get(p, 0) for p in state["players"]}
     tiebreak = rules.tiebreak_garnets(state["options"], state["garnets"], awarded)
-    elimination = _find_ec(state, distances, counts, tiebreak, rng.fork("ec"))
+    elimination = _find_ec(state, distances, counts, tiebreak, rng)
     return {
         "public": {
             "phase": "moving",
@@ -115,7 +119,8 @@ def _resolve_moving(state: State, rng: Rng) -> JSON:
 def _find_ec(state: State, distances: dict[str, int], counts: dict[str, int],
              garnets: dict[str, int], rng: Rng) -> JSON:
     """The Elimination Candidate: lowest distance among those eligible; a tie goes to a
-    vote of the Token of Life holders, or straight to the garnet/random tie-break."""
+    vote of the Token of Life holders, or straight to the garnet/random tie-break (drawing
+    from the phase's ``ec`` stream, forked only then)."""
     exclude = rules.ec_excludes_token_holders(state["options"])
     eligible = [p for p in distances if not (exclude and counts[p] > 0)]
     tied = rules.lowest_distance(distances, eligible)
@@ -126,7 +131,7 @@ def _find_ec(state: State, distances: dict[str, int], counts: dict[str, int],
     elif len(tied) > 1 and voters:
         out["voters"] = voters
     elif len(tied) > 1:
-        ec, how = rules.break_tie(tied, garnets, rng)
+        ec, how = rules.break_tie(tied, garnets, rng.fork("ec"))
         out.update(ec=ec, decided_by=how)
     else:
         out["decided_by"] = "nobody eligible"

@@ -27,10 +27,15 @@ GOLD_PER_GARNET_AWARDED = 15
 
 # -- move generation (setup) -------------------------------------------------------
 def generate_candidates(rng: Rng, move_range: int) -> list[Move]:
-    """Four distinct candidate moves, each coordinate uniform in [-range, range], never (0, 0)."""
+    """Four distinct candidate moves, each coordinate uniform in [-range, range], never (0, 0).
+
+    A coordinate is ``rng.randint(-move_range, move_range)``, drawn as the ``below`` that randint
+    adds ``-move_range`` to (the same draws, without a call per coordinate: setup draws hundreds).
+    """
+    below, span = rng.below, 2 * move_range + 1
     moves: list[Move] = []
     while len(moves) < 4:
-        move = [rng.randint(-move_range, move_range), rng.randint(-move_range, move_range)]
+        move = [below(span) - move_range, below(span) - move_range]
         if move != [0, 0] and move not in moves:
             moves.append(move)
     return moves
@@ -68,18 +73,25 @@ def packet_contents(
     No packet repeats another's information; together they reveal every true move.
     """
 
-    def single(letter: str) -> list[Move]:
-        return [list(candidates[letter][split[letter]])]
-
-    def pair(letter: str) -> list[Move]:
-        return [list(candidates[letter][i]) for i in false_indices(true[letter]) if i != split[letter]]
-
     return {
         "1": {"A": {"true": list(candidates["A"][true["A"]])}},
-        "2": {"B": {"false": pair("B")}, "C": {"false": pair("C")}},
-        "3": {"B": {"false": single("B")}, "D": {"false": pair("D")}},
-        "4": {"C": {"false": single("C")}, "D": {"false": single("D")}},
+        "2": {"B": {"false": _pair(candidates, true, split, "B")}, "C": {"false": _pair(candidates, true, split, "C")}},
+        "3": {"B": {"false": _single(candidates, split, "B")}, "D": {"false": _pair(candidates, true, split, "D")}},
+        "4": {"C": {"false": _single(candidates, split, "C")}, "D": {"false": _single(candidates, split, "D")}},
     }
+
+
+def _single(candidates: Mapping[str, Sequence[Move]], split: Mapping[str, int], letter: str) -> list[Move]:
+    """The false move of ``letter`` in its packet's single-move slot."""
+    return [list(candidates[letter][split[letter]])]
+
+
+def _pair(
+    candidates: Mapping[str, Sequence[Move]], true: Mapping[str, int], split: Mapping[str, int], letter: str
+) -> list[Move]:
+    """The two false moves of ``letter`` not in a single-move slot, in candidate order."""
+    true_index, single_index = true[letter], split[letter]
+    return [list(candidates[letter][i]) for i in range(4) if i != true_index and i != single_index]
 
 
 def round_packets(
@@ -93,11 +105,11 @@ def round_packets(
 def award_packets(bids: Mapping[str, int]) -> dict[str, list[str]]:
     """Rank bids by distinct amount: the highest amount's bidders share Packet 1, the next
     distinct amount Packet 2, and so on; bids below the fourth distinct amount get nothing."""
-    amounts = sorted(set(bids.values()), reverse=True)[: len(PACKETS)]
-    return {
-        PACKETS[rank]: sorted(p for p, amount in bids.items() if amount == value)
-        for rank, value in enumerate(amounts)
-    }
+    bidders: dict[int, list[str]] = {}  # by amount, in one pass over the bids
+    for player, amount in bids.items():
+        bidders.setdefault(amount, []).append(player)
+    amounts = sorted(bidders, reverse=True)[: len(PACKETS)]
+    return {PACKETS[rank]: sorted(bidders[value]) for rank, value in enumerate(amounts)}
 
 
 def leftover_packets(awarded: Mapping[str, Sequence[str]]) -> list[str]:
@@ -133,8 +145,9 @@ def play_moves(
     """
     paths: dict[str, list[Move]] = {p: [[0, 0]] for p in choices}
     for number, rnd in enumerate(rounds, start=1):
+        candidates, true = rnd["candidates"], rnd["true"]
         start = {p: path[-1] for p, path in paths.items()}
-        for player in paths:
+        for player, path in paths.items():
             here = start[player]
             use = rebounds.get(player)
             if player not in movers:
@@ -144,8 +157,8 @@ def play_moves(
             else:
                 letter = choices[player][number - 1]
                 assert letter is not None, "missing options are randomised before moving"
-                nxt = step(here, rnd["candidates"][letter][rnd["true"][letter]])
-            paths[player].append(nxt)
+                nxt = step(here, candidates[letter][true[letter]])
+            path.append(nxt)
     return paths
 
 
@@ -154,12 +167,15 @@ def tokens_of_life(positions: Mapping[str, Sequence[int]]) -> dict[str, str | No
     """Who wins each extreme: tied first places are skipped and the Token goes to the
     next value that only one player holds (None if every value is shared)."""
     out: dict[str, str | None] = {}
+    by_axis: dict[int, dict[int, list[str]]] = {}  # each axis's players by coordinate, for both its extremes
     for name, axis, sign in DIRECTIONS:
-        holders: dict[int, list[str]] = {}
-        for player, pos in positions.items():
-            holders.setdefault(pos[axis], []).append(player)
+        holders = by_axis.get(axis)
+        if holders is None:
+            holders = by_axis[axis] = {}
+            for player, pos in positions.items():
+                holders.setdefault(pos[axis], []).append(player)
         winner = None
-        for value in sorted(holders, key=lambda v: -sign * v):
+        for value in sorted(holders, reverse=sign > 0):  # distinct ints: highest first for +1
             if len(holders[value]) == 1:
                 winner = holders[value][0]
                 break
