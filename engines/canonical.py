@@ -72,15 +72,17 @@ def plain_canonical_bytes_each(values: list[Any]) -> list[bytes | None]:
     return [text if text is not None and _plain_sized(value, len(text)) else None for value, text in zip(values, texts)]
 
 
-def in_roundtrip_form(value: Any) -> bool:
+def in_roundtrip_form(value: Any, text: bytes | None = None) -> bool:
     """``roundtrip(value)`` would give ``value`` back as it is (the same types, values and key order), told
     without building it: orjson takes it, writes its keys in the order they are in (so they are sorted),
     and it is made only of exactly dict, list, str, int, bool and None (no tuple, subclass or float: False
-    for a float, which only the round trip can tell about)."""
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return False
+    for a float, which only the round trip can tell about).  ``text``: orjson's sorted bytes of ``value``, if
+    the caller has them."""
+    if text is None:
+        try:
+            text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            return False
     return orjson.dumps(value) == text and _plain_wide(value, _JSON_TYPES)
 
 

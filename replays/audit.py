@@ -96,11 +96,12 @@ def _recompute(record: Record, event: Event, seed: str | None, plain: bool = Fal
     number = event["data"]["number"]
     resolved, after = engine.resolve_applied(record["engine"], Rng(seed, "phase", number))
     recorded = event["data"]["outcome"]
-    if not _same_after_roundtrip(resolved, recorded, plain):
+    same, expected = _matched_after_roundtrip(resolved, recorded, plain)
+    if not same:
         return f"the outcome of phase {number} differs from a fresh resolution"
     # The recorded outcome is the resolved one round-tripped, exactly (types, key order), so applying it
     # gives the engine's state: the fold may take that.
-    if after is not None and applied is not None and in_roundtrip_form(recorded):
+    if after is not None and applied is not None and expected is not None and in_roundtrip_form(recorded, expected):
         applied.append(after)
     return ""  # the phase that follows is checked by _follows, on the folded state
 
@@ -146,11 +147,16 @@ def _same_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> boo
     unless they differ: orjson writes ``value`` as it writes its round trip, and when those bytes are
     those of plain data, the round trip holds no float either (orjson writes a float with a '.' or an
     'e', which no other token has), so the canonical texts match."""
+    return _matched_after_roundtrip(value, recorded, plain)[0]
+
+
+def _matched_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> tuple[bool, bytes | None]:
+    """``_same_after_roundtrip``, and ``recorded``'s sorted orjson bytes where they were what matched."""
     text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)  # raises as roundtrip(value) would
     expected = orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS) if plain else plain_canonical_bytes(recorded)
     if expected is not None and text == expected:
-        return True
-    return _same(roundtrip(value), recorded)  # a difference, or an error: the slow path says which
+        return True, expected
+    return _same(roundtrip(value), recorded), None  # a difference, or an error: the slow path says which
 
 
 def export(record: Record, events: list[Event]) -> dict[str, Any]:
