@@ -165,6 +165,16 @@ class SxyzmCyclone(Engine):
 
     def resolve(self, state: State, rng: Rng) -> JSON:
         """Play the turn (or its missed-turn default), check for winners, open the next turn."""
+        return self._resolved(state, rng)[0]
+
+    def resolve_applied(self, state: State, rng: Rng) -> tuple[JSON, State | None]:
+        """``resolve``, and the state after its outcome: the board the turn was played on, with the turn
+        closed as ``apply_outcome`` closes it (the audit then replays no turn a second time)."""
+        outcome, board = self._resolved(state, rng)
+        return outcome, _closed(state, board, outcome["public"])
+
+    def _resolved(self, state: State, rng: Rng) -> tuple[JSON, State]:
+        """The outcome, and the working copy of the board its moves were played on."""
         colour = state["current"]
         player = turns.player_of(state, colour)
         source, moves = self._turn_moves(state, colour, player, rng)
@@ -195,7 +205,7 @@ class SxyzmCyclone(Engine):
             following, turn = turns.next_colour(state, active), state["turn"] + 1
             public["next"] = {"turn": turn, "player": turns.player_of(state, following), "colour": following,
                               "roll": turns.draw_roll(state["options"], turn, rng)}
-        return {"public": public, "private": {}, "secret": {}}
+        return {"public": public, "private": {}, "secret": {}}, work
 
     def _turn_moves(self, state: State, colour: str, player: str, rng: Rng) -> tuple[str, list[rules.Move]]:
         """Which moves the turn plays: the order, or the default for a turn without one.  ``rng``: the
@@ -213,16 +223,9 @@ class SxyzmCyclone(Engine):
     def apply_outcome(self, state: State, outcome: JSON) -> State:
         """Replay the recorded moves and open the recorded next turn (no draws here)."""
         public = outcome["public"]
-        new = {**state, **rules.working_copy(state)}  # the board is played on a copy; the rest is shared
-        rules.replay_moves(new, public)
-        new["order"] = None
-        new["winners"] = [turns.colour_of(new, p) for p in public["winners"]]
-        if public["ended"]:
-            new["over"], new["ended"] = True, public["ended"]
-        else:
-            nxt = public["next"]
-            new["turn"], new["current"], new["roll"] = nxt["turn"], nxt["colour"], nxt["roll"]
-        return new
+        board = rules.working_copy(state)
+        rules.replay_moves(board, public)
+        return _closed(state, board, public)
 
     def eject(self, state: State, player_id: str) -> State:
         """Ruling: an ejected player's cubes stay as obstacles, their turns are skipped
@@ -280,6 +283,23 @@ class SxyzmCyclone(Engine):
         if phase is None or actor not in phase.awaiting:
             return None
         return {"type": "turn", "moves": random_moves(state, state["current"], state["roll"], rng)}
+
+
+def _closed(state: State, board: State, public: JSON) -> State:
+    """The state after a turn played on ``board`` (a working copy of the state's), closed by the outcome's
+    ``public`` part: its winners, and its end or the next turn.  Only the board and those change; the rest
+    is shared (states are never mutated)."""
+    new = dict(state)
+    new["spaces"], new["bases"] = board["spaces"], board["bases"]
+    new["order"] = None
+    winners = public["winners"]  # rarely any: list() makes the empty list (and fails alike on a non-list)
+    new["winners"] = [turns.colour_of(state, p) for p in winners] if winners else list(winners)
+    if public["ended"]:
+        new["over"], new["ended"] = True, public["ended"]
+    else:
+        nxt = public["next"]
+        new["turn"], new["current"], new["roll"] = nxt["turn"], nxt["colour"], nxt["roll"]
+    return new
 
 
 def _after_win(moves: list[rules.Move], won_at: int) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from engines.sxyzm_cyclone.board import (
     next_toward,
     push_destination,
     routes,
+    Routes,
 )
 
 State = dict[str, Any]
@@ -195,7 +196,7 @@ def play_move(state: State, colour: str, move: Move, origin: str | None = None) 
     if origin is None:
         origin, _ = locate(state, cube)
     pushes: list[dict[str, Any]] = []
-    target = _play(state, colour, cube, toward, origin, pushes)
+    target = _play(state, routes(state["path_length"]), colour, cube, toward, origin, pushes)
     return {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": pushes}
 
 
@@ -207,42 +208,47 @@ def replay_moves(state: State, public: dict[str, Any]) -> None:
     (every board the rules make) a cube found there is where ``locate`` finds it, and a move from
     there keeps it so; anything else (a forged outcome) is located, and nothing trusted after it."""
     moves = public["moves"]
-    known = bool(moves) and _one_place_each(state)
+    if not moves:
+        return
+    known = _one_place_each(state)
+    spaces, bases, tables = state["spaces"], state["bases"], routes(state["path_length"])
     for effect in moves:
         colour = public["colour"]
         cube, toward = effect["cube"], effect["toward"]
-        origin = _found_at(state, cube, effect.get("from")) if known else None
+        origin = effect.get("from") if known else None
+        # ``origin`` if the cube is there (on top of its stack, or in that base), else None:
+        if type(origin) is not str:
+            origin = None
+        elif origin.startswith(BASE_PREFIX):
+            inside = bases.get(base_colour(origin))
+            if inside is None or cube not in inside:
+                origin = None
+        else:
+            stack = spaces.get(origin)
+            if not stack or stack[-1] != cube:
+                origin = None
         if origin is None:
             known = False
             origin, _ = locate(state, cube)
-        _play(state, colour, cube, toward, origin, None)
+        _play(state, tables, colour, cube, toward, origin, None)
 
 
 def _one_place_each(state: State) -> bool:
-    """No cube on the board twice (in stacks and bases together)."""
+    """No cube on the board twice (in stacks and bases together): as many distinct cubes as cubes.
+    False for a board of anything but lists (then every move is located: exact, only slower)."""
     try:
-        placed = list(chain.from_iterable(state["spaces"].values()))
-        placed += chain.from_iterable(state["bases"].values())
+        placed = sum(state["bases"].values(), [])
+        placed = sum(state["spaces"].values(), placed)
         return len(set(placed)) == len(placed)
-    except TypeError:  # an unhashable cube: never on a board the rules make
+    except TypeError:  # an unhashable cube, or a stack that is not a list: never on a board the rules make
         return False
 
 
-def _found_at(state: State, cube: str, position: Any) -> str | None:
-    """``position`` if ``cube`` is there (on top of its stack, or in that base), else None."""
-    if type(position) is not str:
-        return None
-    if position.startswith(BASE_PREFIX):
-        inside = state["bases"].get(base_colour(position))
-        return position if inside is not None and cube in inside else None
-    stack = state["spaces"].get(position)
-    return position if stack and stack[-1] == cube else None
-
-
-def _play(state: State, colour: str, cube: str, toward: str, origin: str,
+def _play(state: State, tables: tuple[Routes, Routes] | None, colour: str, cube: str, toward: str, origin: str,
           pushes: list[dict[str, Any]] | None) -> str:
-    """``play_move``'s play: the space or base the cube steps to.  ``pushes``: a list to record each
-    push in, or None when nobody asks."""
+    """``play_move``'s play: the space or base the cube steps to.  ``tables``: ``routes`` of the state's
+    path length (looked up once per turn by the caller).  ``pushes``: a list to record each push in, or
+    None when nobody asks."""
     spaces = state["spaces"]
     if origin.startswith(BASE_PREFIX):  # lift it: stacks and base lists are replaced, never edited (shared)
         bases, home = state["bases"], base_colour(origin)
@@ -255,30 +261,37 @@ def _play(state: State, colour: str, cube: str, toward: str, origin: str,
             del spaces[origin]
         else:
             spaces[origin] = stack[:-1]
-    length = state["path_length"]
-    tables = routes(length)
-    target = tables[0].get(toward, _NOWHERE).get(origin) if tables is not None and type(toward) is str else None
+    try:
+        target = tables[0].get(toward, _NOWHERE).get(origin)  # type: ignore[index]
+    except TypeError:  # no tables (a length outside the options' range), or a toward that is no key at all
+        target = None
     if target is None:  # not a position or colour of the board (see ``routes``)
-        target = next_toward(origin, toward, length)
+        target = next_toward(origin, toward, state["path_length"])
     if target.startswith(BASE_PREFIX):
         _enter_base(state, target, [cube])
         return target
-    below = spaces.pop(target, [])
-    stack = below + [cube]
+    below = spaces.pop(target, None)
+    if below is None:
+        spaces[target] = [cube]
+        return target
+    stack = [*below, cube]
     position = target
     if len(below) >= 2:
-        steps = tables[1].get(colour, _NOWHERE) if tables is not None and type(colour) is str else _NOWHERE
+        try:
+            steps = tables[1].get(colour, _NOWHERE)  # type: ignore[index]
+        except TypeError:
+            steps = _NOWHERE
         while True:
-            position = steps.get(position) or push_destination(position, colour, length)
+            position = steps.get(position) or push_destination(position, colour, state["path_length"])
             if pushes is not None:
                 pushes.append({"stack": list(stack), "to": position})
             if position.startswith(BASE_PREFIX):
                 _enter_base(state, position, stack)
                 return target
-            below = spaces.pop(position, [])
-            stack = below + stack
+            below = spaces.pop(position, None)
             if not below:
                 break
+            stack = [*below, *stack]
     spaces[position] = stack
     return target
 
@@ -328,17 +341,36 @@ def winners(state: State, candidates: list[str]) -> list[str]:
     """Colours among ``candidates`` that meet a win condition now, in turn order.
 
     ``has_won`` for each of them, with every base's cubes counted by colour once (this runs
-    after every action of every turn that is played, checked or replayed).
+    after every action of every turn that is played, checked or replayed): when each base holds
+    only the twenty cube names, each there once, a colour's count in a base is the size of a set
+    intersection; any other board (a base or colour missing, a cube no board holds, a cube twice)
+    is counted by name (``_winners_by_name``).  One loop, no helper calls: this is ~a quarter of
+    every checked and resolved turn.
     """
     colours = state["colours"]
     playing = [c for c in colours if c in candidates]
     if not playing:
         return []
-    inside = _base_sets(state["bases"], colours)
+    bases = state["bases"]
+    inside: dict[str, set[str]] | None = {}
+    finished = 0  # cubes in a base of another colour: every way to win (_wins) takes three of one colour
+    try:
+        for other in colours:
+            if other in inside:  # a colour listed twice (no state has one) counts its base once
+                continue
+            cubes = bases[other]
+            found = set(cubes)
+            if len(found) != len(cubes) or not found <= _ALL_CUBES:
+                inside = None
+                break
+            finished += len(found - _OWN_CUBES[other])
+            inside[other] = found
+    except (KeyError, TypeError):  # a base missing, a cube that is not a name, a colour no board has
+        inside = None
     if inside is None:
         return _winners_by_name(state, colours, playing)
-    if len(colours) >= 2 and sum(len(cubes) - len(cubes & _OWN_CUBES[other]) for other, cubes in inside.items()) < 3:
-        return []  # every way to win (_wins) takes at least three finished cubes of one colour
+    if finished < 3 and len(colours) >= 2:
+        return []
     return [c for c in playing if _wins([len(_OWN_CUBES[c] & inside[other]) for other in colours if other != c],
                                         len(colours))]
 
@@ -353,20 +385,3 @@ def _winners_by_name(state: State, colours: list[str], playing: list[str]) -> li
 
 _OWN_CUBES = {colour: frozenset(cubes_of(colour)) for colour in COLOURS}
 _ALL_CUBES = frozenset(_CUBE_COLOURS)
-
-
-def _base_sets(bases: dict[str, list[str]], colours: list[str]) -> dict[str, set[str]] | None:
-    """The cubes in each base of ``colours`` as a set, when each is one of the twenty cube names, there
-    once (so a colour's count in a base is the size of a set intersection); None for anything else
-    (a base or colour missing, a cube no board holds), which ``_winners_by_name`` answers."""
-    inside = {}
-    try:
-        for other in colours:
-            cubes = bases[other]
-            found = set(cubes)
-            if len(found) != len(cubes) or not found <= _ALL_CUBES or other not in _OWN_CUBES:
-                return None
-            inside[other] = found
-    except (KeyError, TypeError):
-        return None
-    return inside

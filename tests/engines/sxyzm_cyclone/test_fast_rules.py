@@ -10,7 +10,9 @@ boards no real game reaches (a cube in two places, a cube missing, a forged move
 - ``winners`` (early answer from an upper bound on finished cubes) is ``has_won`` for each colour;
 - ``replay_moves`` (``apply_outcome``: a move's recorded ``from`` trusted where the cube is, on a
   board with no cube twice) plays like the plain moves;
-- a move that puts no cube into a base makes no winner (validate and resolve skip ``winners`` then).
+- a move that puts no cube into a base makes no winner (validate and resolve skip ``winners`` then);
+- ``active_colours`` (every colour at once when nobody is ejected and each colour has a player) is the
+  colour-by-colour ``player_of`` check.
 """
 from __future__ import annotations
 
@@ -54,6 +56,7 @@ from engines.sxyzm_cyclone.rules import (
     winners,
     working_copy,
 )
+from engines.sxyzm_cyclone.turns import active_colours, player_of
 
 CUBES = [cube for colour in COLOURS for cube in cubes_of(colour)]
 ODD_CUBES = ["blue-9", "purple-1", "red"]  # names no board holds
@@ -327,3 +330,26 @@ def test_replay_stops_trusting_from_after_a_move_from_under_a_stack() -> None:
                                       [{"cube": "blue-1", "toward": "yellow", "from": "blue:1"},
                                        {"cube": "blue-1", "toward": "yellow", "from": "blue:2"}])
     assert fast == plain
+
+
+def plain_active_colours(state: dict[str, Any]) -> list[str]:
+    """``active_colours`` as the rules read (the version before the nobody-ejected shortcut)."""
+    return [c for c in state["colours"] if player_of(state, c) not in state["ejected"]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_active_colours_is_every_colour_whose_player_is_not_ejected(data: st.DataObject) -> None:
+    """Seated as the engine seats them, or not (a colour nobody plays, a player without a colour or with
+    one that is not a name, two players of one colour), with nobody, someone or something odd ejected."""
+    colours = sorted(data.draw(st.lists(st.sampled_from(COLOURS), min_size=1, max_size=4, unique=True)),
+                     key=COLOURS.index)
+    seats = data.draw(st.lists(st.one_of(st.sampled_from(list(COLOURS)), st.just(["blue"]), st.none()),
+                               min_size=0, max_size=5)) if data.draw(st.booleans()) else list(colours)
+    players: list[dict[str, Any]] = [{"id": f"p{i}", "colour": c} for i, c in enumerate(seats)]
+    if players and data.draw(st.integers(0, 9)) == 0:
+        del players[data.draw(st.integers(0, len(players) - 1))]["colour"]
+    ejected = data.draw(st.one_of(st.just([]), st.lists(st.sampled_from([p["id"] for p in players] + ["p9"])),
+                                  st.sampled_from([None, "", {}, 0])))
+    state = {"colours": colours, "players": players, "ejected": ejected}
+    assert outcome(active_colours, state) == outcome(plain_active_colours, state)
