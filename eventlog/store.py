@@ -9,6 +9,8 @@ single XRANGE.
 """
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Iterator
@@ -83,8 +85,10 @@ class EventStore:
         self.redis = redis
         source = resources.files("eventlog").joinpath("append.lua").read_text()
         self._append = redis.register_script(source)
-        # A cluster routes each command to its node: only a plain Redis takes the lean round trip.
-        self._lean = type(redis) is Redis
+        # A cluster routes each command to its node: only a plain Redis takes the lean round trip
+        # (and one without redis-py's client-side cache, which the lean path would bypass).
+        self._lean = type(redis) is Redis and getattr(redis.connection_pool, "cache", None) is None
+        self._local = threading.local()
 
     # -- writing -------------------------------------------------------------------
     def append(
@@ -141,23 +145,30 @@ class EventStore:
     def execute(self, pipe: Any) -> list[Any]:
         """A non-transactional pipeline's replies, like ``pipe.execute()``.
 
-        On a plain Redis the commands go out on a pooled connection without redis-py's
+        On a plain Redis the commands go out on this thread's own connection without redis-py's
         per-call layers (retry wrapper, metrics, bookkeeping for features unused here),
         which cost more API CPU than the exchange itself on the order path.  A cluster, or
         a connection that fails, goes through ``pipe.execute()``, which retries."""
         replies = self._exchange(pipe.command_stack) if self._lean else None
         return pipe.execute() if replies is None else replies
 
+    def _own_connection(self) -> Any:
+        """This thread's connection for the lean round trips, made on its first use (and again in a
+        forked child): taking one from the pool and giving it back costs about as much API CPU as
+        the exchange itself.  It reconnects by itself after a failure has disconnected it."""
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            pool = self.redis.connection_pool
+            local.connection = pool.connection_class(**pool.connection_kwargs)
+            local.pid = os.getpid()
+        return local.connection
+
     def _exchange(self, commands: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any] | None:
         """Send ``(args, options)`` commands in one write and parse each reply as redis-py
         would; None when the connection failed (nothing is retried here: the caller
         falls back to redis-py, whose retry does the same as its own would).  The first
         error reply is raised once every reply has been read, so the connection stays in step."""
-        pool = self.redis.connection_pool
-        try:
-            connection = pool.get_connection()
-        except (RedisConnectionError, RedisTimeoutError):
-            return None
+        connection = self._own_connection()
         try:
             connection.send_packed_command(connection.pack_commands([args for args, _options in commands]))
             replies: list[Any] = []
@@ -172,8 +183,6 @@ class EventStore:
         except BaseException:
             connection.disconnect()  # replies may be left unread: never reuse the socket
             raise
-        finally:
-            pool.release(connection)
         for reply in replies:
             if isinstance(reply, ResponseError):
                 raise reply

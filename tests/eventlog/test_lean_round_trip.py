@@ -39,7 +39,7 @@ def test_an_error_reply_raises_after_every_reply_was_read(ctx: Context) -> None:
     pipe.get("text")
     with pytest.raises(ResponseError):
         ctx.store.execute(pipe)
-    for _ in range(5):  # the pooled connections are still in step
+    for _ in range(5):  # the connection is still in step
         assert ctx.store.execute(ctx.redis.pipeline(transaction=False).get("text")) == [b"x"]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 import pytest
+from redis.connection import Connection
 
 from eventlog import keys
 from service.app import create_app
@@ -44,16 +45,15 @@ def _actions(context: Context, game: Game) -> list[dict]:
 
 
 def _round_trips(context: Context, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts connections taken from the store's pool: one per command or pipeline sent."""
+    """Counts writes to Redis connections: one per command or pipeline sent."""
     taken = [0]
-    pool = context.redis.connection_pool
-    original = pool.get_connection
+    original = Connection.send_packed_command
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         taken[0] += 1
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(pool, "get_connection", counted)
+    monkeypatch.setattr(Connection, "send_packed_command", counted)
     return taken
 
 
