@@ -146,9 +146,9 @@ def play_moves(
     paths: dict[str, list[Move]] = {p: [[0, 0]] for p in choices}
     for number, rnd in enumerate(rounds, start=1):
         candidates, true = rnd["candidates"], rnd["true"]
-        start = {p: path[-1] for p, path in paths.items()}
+        start = {p: path[-1] for p, path in paths.items()} if rebounds else {}  # only a rebound looks
         for player, path in paths.items():
-            here = start[player]
+            here = path[-1]  # the start of the round: a path grows when its player has moved
             use = rebounds.get(player)
             if player not in movers:
                 nxt = list(here)
