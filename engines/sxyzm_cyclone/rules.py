@@ -340,39 +340,46 @@ def _wins(counts: list[int], players: int) -> bool:
 def winners(state: State, candidates: list[str]) -> list[str]:
     """Colours among ``candidates`` that meet a win condition now, in turn order.
 
-    ``has_won`` for each of them, with every base's cubes counted by colour once (this runs
-    after every action of every turn that is played, checked or replayed): when each base holds
-    only the twenty cube names, each there once, a colour's count in a base is the size of a set
-    intersection; any other board (a base or colour missing, a cube no board holds, a cube twice)
-    is counted by name (``_winners_by_name``).  One loop, no helper calls: this is ~a quarter of
-    every checked and resolved turn.
+    ``has_won`` for each of them, counted as ``_winners_by_name`` counts (this runs after every action
+    of every turn that is played, checked or replayed): when every cube in the bases is one of the twenty
+    cube names, a colour's cubes in a base are the times its ``"colour-"`` prefix occurs in the base's
+    names joined (no name holds another colour's prefix), a few C calls per base; any other board (a
+    base or colour missing, a name no board holds) is counted name by name.
     """
     colours = state["colours"]
     playing = [c for c in colours if c in candidates]
     if not playing:
         return []
     bases = state["bases"]
-    inside: dict[str, set[str]] | None = {}
+    joined: dict[str, str] | None = {}
     finished = 0  # cubes in a base of another colour: every way to win (_wins) takes three of one colour
     try:
         for other in colours:
-            if other in inside:  # a colour listed twice (no state has one) counts its base once
+            if other in joined:  # a colour listed twice (no state has one) counts its base once
                 continue
             cubes = bases[other]
-            found = set(cubes)
-            if len(found) != len(cubes) or not found <= _ALL_CUBES:
-                inside = None
+            if not _ALL_CUBES.issuperset(cubes):
+                joined = None
                 break
-            finished += len(found - _OWN_CUBES[other])
-            inside[other] = found
-    except (KeyError, TypeError):  # a base missing, a cube that is not a name, a colour no board has
-        inside = None
-    if inside is None:
+            text = ",".join(cubes)
+            finished += len(cubes) - text.count(_PREFIXES[other])
+            joined[other] = text
+    except (KeyError, TypeError):  # a base missing, a cube that is no name, a colour no board has
+        joined = None
+    if joined is None:
         return _winners_by_name(state, colours, playing)
-    if finished < 3 and len(colours) >= 2:
+    players = len(colours)
+    if finished < 3 and players >= 2:
         return []
-    return [c for c in playing if _wins([len(_OWN_CUBES[c] & inside[other]) for other in colours if other != c],
-                                        len(colours))]
+    everywhere = ",".join(joined.values()) if len(joined) == players >= 2 else ""  # 2-4 colours, each once
+    won = []
+    for colour in playing:
+        prefix = _PREFIXES[colour]
+        if everywhere and everywhere.count(prefix) - joined[colour].count(prefix) < 3:
+            continue  # fewer than three of its cubes finished: no way to win (_wins) for 2-4 colours
+        if _wins([joined[other].count(prefix) for other in colours if other != colour], players):
+            won.append(colour)
+    return won
 
 
 def _winners_by_name(state: State, colours: list[str], playing: list[str]) -> list[str]:
@@ -383,5 +390,5 @@ def _winners_by_name(state: State, colours: list[str], playing: list[str]) -> li
     return [c for c in playing if _wins([inside[other].count(c) for other in colours if other != c], len(colours))]
 
 
-_OWN_CUBES = {colour: frozenset(cubes_of(colour)) for colour in COLOURS}
 _ALL_CUBES = frozenset(_CUBE_COLOURS)
+_PREFIXES = {colour: f"{colour}-" for colour in COLOURS}  # how each cube name of a colour begins (cube_name)
