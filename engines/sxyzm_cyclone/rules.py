@@ -347,7 +347,8 @@ def winners(state: State, candidates: list[str]) -> list[str]:
     base or colour missing, a name no board holds) is counted name by name.
     """
     colours = state["colours"]
-    playing = [c for c in colours if c in candidates]
+    # Candidates are nearly always every colour (nobody ejected): then every colour is playing.
+    playing = list(colours) if candidates == colours else [c for c in colours if c in candidates]
     if not playing:
         return []
     bases = state["bases"]
