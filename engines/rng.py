@@ -49,7 +49,8 @@ class Rng:
             raise ValueError("below() needs a positive bound")
         limit = _SPACE - (_SPACE % n)
         while True:
-            value = self._u64()
+            pending = self._pending  # the current block's next draw taken here: one call fewer per draw
+            value = pending.pop() if pending else self._u64()
             if value < limit:
                 return value % n
 
