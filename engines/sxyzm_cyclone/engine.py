@@ -12,7 +12,7 @@ from typing import Any
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.rng import Rng
 from engines.sxyzm_cyclone import rules, turns, views
-from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, space
+from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, routes, space
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
 
@@ -131,6 +131,7 @@ class SxyzmCyclone(Engine):
             raise RuleError(rules.RULE_ROLL, f"you rolled {roll}: at most {roll} moves, not {len(moves)}",
                             {"roll": roll, "moves": len(moves)})
         work = rules.working_copy(state)
+        tables = routes(state["path_length"])
         won_at: int | None = None
         active: list[str] | None = None  # who may still win: the state's, so found once, at the first move
         for index, move in enumerate(moves, start=1):
@@ -142,10 +143,10 @@ class SxyzmCyclone(Engine):
                 rule, reason = error
                 raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
                                 {"move": index, "cube": move["cube"], "toward": move["toward"]})
-            effect = rules.play_move(work, colour, move, origin)
+            entered = rules.play_checked(work, tables, colour, move, origin)  # type: ignore[arg-type]
             if active is None:
                 active = turns.active_colours(state)
-            elif not rules.entered_base(effect):
+            elif not entered:
                 continue  # no winner before this move, and no cube entered a base: none now (see entered_base)
             if rules.winners(work, active):
                 won_at = index
