@@ -11,8 +11,12 @@ from service.errors import ApiError
 
 
 def json_body(allow_empty: bool = False, limit: int | None = None) -> dict[str, Any]:
-    """The request body as a JSON object, or a 400/413 that says what is wrong."""
-    limit = limit or current_app.config["ARBITER_MAX_BODY"]
+    """The request body as a JSON object, or a 400/413 that says what is wrong.  ``limit``: an endpoint's
+    own, instead of the app's (which MAX_CONTENT_LENGTH already holds the stream to, plus one byte)."""
+    if limit is None:
+        limit = current_app.config["ARBITER_MAX_BODY"]
+    else:
+        request.max_content_length = limit + 1
     if request.content_length is not None and request.content_length > limit:
         raise too_large(limit)
     try:
