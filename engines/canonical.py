@@ -291,7 +291,10 @@ def _roundtrip_at(value: Any, depth: int) -> Any:
     except TypeError:
         pass  # the error to raise is the one it gives where it sits: below
     else:
-        if len(text) // 2 + depth <= _ORJSON_NESTING:  # a level of nesting takes two bytes: within the limit
+        # Within the limit: a level of nesting takes two bytes, and it never exceeds the containers opened
+        # (a '[' or '{' inside a string only over-counts): two C passes where a second dump would cost more.
+        room = _ORJSON_NESTING - depth
+        if len(text) // 2 <= room or text.count(b"[") + text.count(b"{") <= room:
             return orjson.loads(text)
     for _ in range(depth):
         value = [value]
