@@ -125,7 +125,7 @@ def test_a_wide_new_part_is_round_tripped_once_and_exactly() -> None:
     base = roundtrip({"a": {"b": {"c": [1, 2]}}, "keep": [1]})
     wide = [{"cards": [{"n": i, "s": "x" * 40}] * 5, "id": f"p{i}"} for i in range(10)]
     bracketed = ["[" * 200 + "{" * 100, *wide]
-    for part in (wide, bracketed, [_deep(200), "[" * 100]):
+    for part in (wide, bracketed, [_deep(200), "[" * 200]):
         value = {**base, "a": {**base["a"], "b": {**base["a"]["b"], "c": part}}}
         assert len(orjson.dumps(part)) > 2 * 254
         assert repr(roundtrip_reusing(value, base)) == repr(roundtrip(value))
