@@ -77,31 +77,45 @@ def resolve_round(state: dict[str, Any], plans: dict[str, Plan | None]) -> dict[
         carried = runner["owed"] - paid
         cost = rules.overtaking_cost(before[rid], place, round_no, opts["free_rounds"])
         cards = labels + [f"{value}/{round_no}"]  # the replacement card's label (card_label)
-        row = {
-            "runner": rid, "cards": cards, "played": played,
-            "D": paid, "M": move, "B": bank, "R": value, "S": square, "P": place,
-            "O": cost + carried + balance,
-        }
-        # Rare remarks only when they apply, to keep the history (and the log) small.
-        cf = carried > 0
-        if cf:
-            row["cf"] = cf
-        if auto:
-            row["auto"] = auto
-        if trip:
-            row["trip"] = trip
-        if forfeited:
-            row["forfeited"] = forfeited
-        rows.append(row)
+        rows.append(_row(rid, cards, played, paid, move, bank, value, square, place, cost + carried + balance,
+                         carried, auto, trip, forfeited))
         if drug is not None:
-            used = {"drug": drug, "energiza": energiza, "boost": boost}
-            secret[rid] = used
-            private.setdefault(runner["owner"], {})[rid] = used
+            _drug_used(secret, private, runner, drug, energiza, boost)
     order = {r["id"]: i for i, r in enumerate(state["runners"])}
+    return _outcome(rows, secret, private, order, round_no, length, opts["max_rounds"])
+
+
+def _row(rid: str, cards: list[str], played: Any, paid: int, move: int, bank: int, value: int, square: int,
+         place: int, owes: int, carried: int, auto: Any, trip: Any, forfeited: Any) -> dict[str, Any]:
+    """A runner's history row (rules 5-14), with the rare remarks only when they apply, to keep the
+    history (and the log) small."""
+    row = {"runner": rid, "cards": cards, "played": played,
+           "D": paid, "M": move, "B": bank, "R": value, "S": square, "P": place, "O": owes}
+    if carried > 0:
+        row["cf"] = True
+    if auto:
+        row["auto"] = auto
+    if trip:
+        row["trip"] = trip
+    if forfeited:
+        row["forfeited"] = forfeited
+    return row
+
+
+def _drug_used(secret: dict[str, Any], private: dict[str, Any], runner: dict[str, Any], drug: str,
+               energiza: int, boost: int) -> None:
+    """Tarnished: what a runner's drug did this round, secret until the end and private to its owner."""
+    used = {"drug": drug, "energiza": energiza, "boost": boost}
+    secret[runner["id"]] = used
+    private.setdefault(runner["owner"], {})[runner["id"]] = used
+
+
+def _outcome(rows: list[dict[str, Any]], secret: dict[str, Any], private: dict[str, Any], order: dict[str, int],
+             round_no: int, length: int, max_rounds: int) -> dict[str, Any]:
+    """The round's outcome: rows by place (ties in field order), and whether the race is over."""
     rows.sort(key=lambda row: (row["P"], order[row["runner"]]))
-    over = any(row["S"] >= length for row in rows) or round_no >= opts["max_rounds"] or not rows
-    public = {"round": round_no, "rows": rows, "over": over}
-    outcome: dict[str, Any] = {"public": public, "private": {}, "secret": {}}
+    over = any(row["S"] >= length for row in rows) or round_no >= max_rounds or not rows
+    outcome: dict[str, Any] = {"public": {"round": round_no, "rows": rows, "over": over}, "private": {}, "secret": {}}
     if secret:
         outcome["secret"] = {"drugs": secret}
         outcome["private"] = {owner: {"drugs": used} for owner, used in private.items()}
@@ -226,7 +240,8 @@ def _resolve_orders(state: dict[str, Any]) -> dict[str, Any]:
     at_expiry = mode == "at_expiry"
     tarnished = opts["variant"] == "tarnished"
     default_cards = opts["default_cards"]
-    energiza_max, energiza_boost, past_post = opts["energiza_max"], opts["energiza_boost"], opts["energiza_boost_mode"] == "past_post"
+    energiza_max, energiza_boost = opts["energiza_max"], opts["energiza_boost"]
+    past_post = opts["energiza_boost_mode"] == "past_post"
     enduron_bank, free_rounds, max_rounds = opts["enduron_bank"], opts["free_rounds"], opts["max_rounds"]
     bonuses = rules.BONUS_TEN_OR_MORE if len(everyone) >= 10 else rules.BONUS_UNDER_TEN
     life = rules.CARD_LIFE
@@ -293,28 +308,8 @@ def _resolve_orders(state: dict[str, Any]) -> dict[str, Any]:
         value, balance = max(0, raw - penalty), max(0, penalty - raw)
         carried = runner["owed"] - paid
         cost = 0 if round_no <= free_rounds else max(0, before[rid] - place)
-        row = {
-            "runner": rid, "cards": labels + [f"{value}/{round_no}"], "played": played,
-            "D": paid, "M": move, "B": bank, "R": value, "S": square, "P": place,
-            "O": cost + carried + balance,
-        }
-        if carried > 0:
-            row["cf"] = True
-        if auto:
-            row["auto"] = auto
-        if trip:
-            row["trip"] = trip
-        if forfeited:
-            row["forfeited"] = forfeited
-        rows.append(row)
+        rows.append(_row(rid, labels + [f"{value}/{round_no}"], played, paid, move, bank, value, square, place,
+                         cost + carried + balance, carried, auto, trip, forfeited))
         if drug is not None:
-            used = {"drug": drug, "energiza": energiza, "boost": boost}
-            secret[rid] = used
-            private.setdefault(runner["owner"], {})[rid] = used
-    rows.sort(key=lambda row: (row["P"], order[row["runner"]]))
-    over = any(row["S"] >= length for row in rows) or round_no >= max_rounds or not rows
-    outcome: dict[str, Any] = {"public": {"round": round_no, "rows": rows, "over": over}, "private": {}, "secret": {}}
-    if secret:
-        outcome["secret"] = {"drugs": secret}
-        outcome["private"] = {owner: {"drugs": used} for owner, used in private.items()}
-    return outcome
+            _drug_used(secret, private, runner, drug, energiza, boost)
+    return _outcome(rows, secret, private, order, round_no, length, max_rounds)

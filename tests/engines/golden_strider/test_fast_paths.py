@@ -132,9 +132,14 @@ def _played_states() -> tuple[dict[str, Any], ...]:
     for case in _CASES:
         players = player_list(case["players"], case.get("fields"))
         for seed in ("fast-a", "fast-b"):
-            skip = (lambda number, actor: zlib.crc32(f"{number} {actor}".encode()) % 5 == 0) if seed == "fast-b" else None
+            skip = _skip_some if seed == "fast-b" else None
             states += play_bots(ENGINE, case["options"], players, seed, skip=skip).states
     return tuple(states)
+
+
+def _skip_some(number: int, actor: str) -> bool:
+    """One order in five missed, the same ones on every run."""
+    return zlib.crc32(f"{number} {actor}".encode()) % 5 == 0
 
 
 def _plain_resolve(state: dict[str, Any]) -> Any:
@@ -143,7 +148,8 @@ def _plain_resolve(state: dict[str, Any]) -> Any:
 
 def test_a_round_resolved_from_the_orders_is_the_plain_resolution() -> None:
     rounds = [s for s in _played_states() if s["stage"] == "round"]
-    assert len(rounds) > 300 and any(s["orders"] for s in rounds) and any(r["cards"] is None for r in rounds[0]["runners"])
+    assert len(rounds) > 300 and any(s["orders"] for s in rounds)
+    assert any(r["cards"] is None for r in rounds[0]["runners"])
     for state in rounds:
         fast = race.resolve_orders(state)
         assert fast is not None  # well-formed: the fast path answers
@@ -228,7 +234,8 @@ def test_an_order_let_through_at_once_passes_every_check() -> None:
         action = ENGINE.bot_action(state, actor, Rng("orders", actor)) if actor != "stranger" else None
         if rng.random() < 0.3:
             state = _spoiled(state, rng)
-        action = load_action(ENGINE, action) if action else {"type": "play", "card": "6/0", "move": 3, "bank": 3, "deduct": "move"}
+        action = load_action(ENGINE, action) if action else {"type": "play", "card": "6/0", "move": 3, "bank": 3,
+                                                             "deduct": "move"}
         for _ in range(rng.choice([0, 0, 1, 2])):
             key = rng.choice(["type", "card", "move", "bank", "deduct", "energiza", "boost", "cards", "drug", "runner"])
             action[key] = rng.choice(_ODD + LABELS + ["play", "accuse", "r1", "r2", "Player 1", "energiza"])

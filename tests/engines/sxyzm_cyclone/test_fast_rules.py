@@ -370,7 +370,7 @@ def test_play_checked_plays_as_play_move_and_tells_whether_a_cube_entered_a_base
         if where[0] != "value":
             break
         origin = where[1][0]
-        expected = outcome(lambda: entered_base(play_move(plain, colour, move, origin)))
+        expected = outcome(lambda move=move, origin=origin: entered_base(play_move(plain, colour, move, origin)))
         assert outcome(play_checked, fast, tables, colour, move, origin) == expected
         if expected[0] != "value":
             break
