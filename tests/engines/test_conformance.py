@@ -15,6 +15,7 @@ from engines.canonical import canonical_json, roundtrip
 from engines.contract import GM, PUBLIC, Engine
 from engines.driver import NotPlainJson, Played, fold, load_action, plain, play_bots, player_list, start
 from engines.rng import Rng
+from tests.forgery import reversed_keys
 
 ENGINES = registry.all_latest()
 CASES = [
@@ -227,22 +228,13 @@ def test_setup_is_recorded_in_outcome_shape(engine: Engine) -> None:
     canonical_json(played.setup)
 
 
-def _reversed_keys(value: object) -> object:
-    """The same data with every object's keys in reverse order."""
-    if isinstance(value, dict):
-        return {k: _reversed_keys(value[k]) for k in reversed(list(value))}
-    if isinstance(value, list):
-        return [_reversed_keys(v) for v in value]
-    return value
-
-
 @pytest.mark.parametrize("engine,case,seed", CASES)
 def test_rules_do_not_depend_on_key_order(engine: Engine, case: dict, seed: str) -> None:
     """Stored JSON may come back with its keys in another order: the rules must not care."""
     played = _play(engine, case, seed)
     viewers = [PUBLIC, GM] + [p["id"] for p in played.players]
     for state in played.states[:: max(1, len(played.states) // 10)] + [played.final]:
-        flipped = _reversed_keys(state)
+        flipped = reversed_keys(state)
         assert canonical_json(engine.result(state)) == canonical_json(engine.result(flipped))
         phase, flipped_phase = engine.phase(state), engine.phase(flipped)
         assert (phase and phase.to_json()) == (flipped_phase and flipped_phase.to_json())

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eventlog.events import event_hash
+from tests.forgery import rehashed
 from replays.audit import audit
 from service import cli
 from service.context import Context
@@ -46,13 +46,7 @@ def export(api: Api, ctx: Context) -> Export:
 
 def rehash(document: Export, start: int = 0) -> Export:
     """Re-forge the chain from events[start] on, as an attacker would, and the file's head_hash too."""
-    events = document["events"]
-    prev = events[start - 1]["hash"] if start else "0" * 64
-    for event in events[start:]:
-        event["prev_hash"] = prev
-        body = {k: v for k, v in event.items() if k != "hash"}
-        event["hash"] = prev = event_hash(prev, body)
-    document["head_hash"] = prev
+    document["head_hash"] = rehashed(document["events"], start)[-1]["hash"]
     return document
 
 

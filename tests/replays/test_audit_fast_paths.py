@@ -16,22 +16,14 @@ import pytest
 from engines import canonical, registry
 from engines.contract import Engine
 from engines.driver import play_bots, player_list
-from eventlog.events import check_chain, event_hash
+from eventlog.events import check_chain
 from replays.audit import verify
+from tests.forgery import rehashed
 
 ENGINES = registry.all_latest()
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "games"
 RECORDED = {"extreme-ways": "recorded-ew.json", "golden-strider": "recorded-gs.json",
             "sxyzm-cyclone": "recorded-sx.json"}
-
-
-def _rehashed(events: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
-    """The chain re-sealed from ``events[start]`` on, as a forger who rewrites history would."""
-    for i in range(start, len(events)):
-        body = {k: v for k, v in events[i].items() if k != "hash"}
-        body["prev_hash"] = events[i - 1]["hash"] if i else "0" * 64
-        events[i] = {**body, "hash": event_hash(body["prev_hash"], body)}
-    return events
 
 
 @pytest.mark.parametrize("engine", ENGINES, ids=lambda e: e.meta.name)
@@ -53,7 +45,7 @@ def test_a_reforged_next_phase_is_caught_where_it_is_named(name: str) -> None:
     events = document["events"]
     index = next(i for i, e in enumerate(events) if e["type"] == "phase.resolved" and e["data"]["next"] is not None)
     events[index]["data"]["next"]["name"] += "-forged"
-    document["events"] = _rehashed(events, index)
+    document["events"] = rehashed(events, index)
     document["head_hash"] = events[-1]["hash"]
     report = verify(document)
     assert not report["ok"]
@@ -70,7 +62,7 @@ def test_a_game_forged_to_end_early_is_caught(name: str) -> None:
     index = next(i for i, e in enumerate(events) if e["type"] == "phase.resolved" and e["data"]["next"] is not None)
     final = events[-1]["data"]
     events[index]["data"].update(next=None, result=final["result"], seed=final["seed"])
-    document["events"] = _rehashed(events, index)
+    document["events"] = rehashed(events, index)
     document["head_hash"] = events[-1]["hash"]
     report = verify(document)
     assert not report["ok"]

@@ -13,26 +13,10 @@ import replays.fold as fold_module
 from engines import registry
 from engines.canonical import in_roundtrip_form, roundtrip
 from engines.contract import Engine
-from eventlog.events import event_hash
 from replays.audit import audit
+from tests.forgery import rehashed, reversed_keys
 
 FIXTURES = sorted((Path(__file__).parent.parent / "fixtures" / "games").glob("*.json"))
-
-
-def _rehashed(events: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
-    for i in range(start, len(events)):
-        body = {k: v for k, v in events[i].items() if k != "hash"}
-        body["prev_hash"] = events[i - 1]["hash"] if i else "0" * 64
-        events[i] = {**body, "hash": event_hash(body["prev_hash"], body)}
-    return events
-
-
-def _reversed_keys(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _reversed_keys(value[key]) for key in reversed(list(value))}
-    if isinstance(value, list):
-        return [_reversed_keys(item) for item in value]
-    return value
 
 
 def _audits(monkeypatch: pytest.MonkeyPatch, events: list[dict[str, Any]], seed: str) -> tuple[dict, dict, int]:
@@ -86,7 +70,7 @@ def test_a_forged_outcome_fails_through_it_as_it_did(path: Path, monkeypatch: py
     outcome = forged[index]["data"]["outcome"]
     forged[index] = {**forged[index], "data": {**forged[index]["data"],
                                                 "outcome": {**outcome, "public": {**outcome["public"], "forged": 1}}}}
-    plain, fast, taken = _audits(monkeypatch, _rehashed(forged, index), seed)
+    plain, fast, taken = _audits(monkeypatch, rehashed(forged, index), seed)
     assert fast == plain and not plain["ok"]
     assert any(d["seq"] == index + 1 and d["check"] == "recompute" for d in plain["divergences"])
     assert resolved.index(index) <= taken < len(resolved)  # not the forged one
@@ -103,7 +87,7 @@ def test_an_outcome_stored_with_its_keys_in_another_order_is_applied_as_stored(p
     shuffled = [dict(e) for e in events]
     for i in resolved[::2]:
         shuffled[i] = {**shuffled[i], "data": {**shuffled[i]["data"],
-                                                "outcome": _reversed_keys(shuffled[i]["data"]["outcome"])}}
+                                                "outcome": reversed_keys(shuffled[i]["data"]["outcome"])}}
     assert not in_roundtrip_form(shuffled[resolved[0]]["data"]["outcome"])
     plain, fast, taken = _audits(monkeypatch, shuffled, seed)
     assert fast == plain

@@ -1,0 +1,24 @@
+"""What a forger does to a log, for the tests that show the audit and the fold still catch it."""
+from __future__ import annotations
+
+from typing import Any
+
+from eventlog.events import GENESIS, event_hash
+
+
+def rehashed(events: list[dict[str, Any]], start: int = 0) -> list[dict[str, Any]]:
+    """The chain re-sealed from ``events[start]`` on (in place), as a forger who rewrites history would."""
+    for i in range(start, len(events)):
+        body = {k: v for k, v in events[i].items() if k != "hash"}
+        body["prev_hash"] = events[i - 1]["hash"] if i else GENESIS
+        events[i] = {**body, "hash": event_hash(body["prev_hash"], body)}
+    return events
+
+
+def reversed_keys(value: Any) -> Any:
+    """The same data with every object's keys in reverse order."""
+    if isinstance(value, dict):
+        return {key: reversed_keys(value[key]) for key in reversed(list(value))}
+    if isinstance(value, list):
+        return [reversed_keys(item) for item in value]
+    return value
