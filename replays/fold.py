@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from engines import registry
 from engines.canonical import roundtrip, roundtrip_reusing, roundtrip_sized, roundtrip_top
-from engines.contract import Engine
+from engines.contract import Engine, RuleError
 from eventlog.events import GENESIS, Event
 
 Record = dict[str, Any]
@@ -205,7 +205,7 @@ def apply(record: Record, event: Event, base: Record | None = None) -> Record:
         return new
     try:
         return roundtrip(new) if base is None else roundtrip_reusing(new, base)
-    except Exception as exc:
+    except DATA_ERRORS as exc:
         raise _does_not_fit(event, exc) from exc
 
 
@@ -219,11 +219,18 @@ def _step(record: Record, event: Event, step: Callable[[Record, Event], None] | 
         step(new, event)
     except FoldError:
         raise
-    except Exception as exc:
+    except DATA_ERRORS as exc:
         raise _does_not_fit(event, exc) from exc
     new["seq"] = event["seq"]
     new["head_hash"] = event["hash"]
     return new
+
+
+# What bad data can make an engine or the round trip raise (an engine's RuleError too, which is none
+# of the others).  Anything else is not the event's fault and goes through: an RQ job timeout (an Exception)
+# raised mid-step must end the job, not mark its game's log corrupt and let the job run on.
+DATA_ERRORS: tuple[type[Exception], ...] = (ArithmeticError, AssertionError, AttributeError, LookupError,
+                                            RuntimeError, StopIteration, TypeError, ValueError, RuleError)
 
 
 def _does_not_fit(event: Event, exc: Exception) -> FoldError:
@@ -261,7 +268,7 @@ class Folding:
                     self._small = size < REUSE_FROM
                 else:
                     new = roundtrip_reusing(new, self._base)
-            except Exception as exc:
+            except DATA_ERRORS as exc:
                 raise _does_not_fit(event, exc) from exc
             self._base = new
         self.record = new
