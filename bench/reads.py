@@ -11,10 +11,8 @@ from bench.common import Stack, best_of, say, spread
 from bench.driver import load
 from bench.games import make_game
 from bench.report import row
-from engines.canonical import canonical_json
-from eventlog import keys
 from eventlog.events import seal
-from eventlog.store import IDEMPOTENCY_TTL, EventStore
+from eventlog.store import EventStore
 from replays.fold import fold
 from replays.loader import GameLoader
 
@@ -35,9 +33,7 @@ def pad(store: EventStore, game_id: str, upto: int, batch: int = 1000) -> None:
             actor = bidders[seq % 3]
             event = seal(seq, head, "action.submitted", actor,
                          {"phase": 1, "action": {"type": "bid", "amount": seq % 7}})
-            store._append(keys=[keys.events(game_id), keys.no_idempotency(game_id), keys.private(game_id)],
-                          args=[event["seq"], event["prev_hash"], canonical_json(event), event["hash"], "",
-                                IDEMPOTENCY_TTL], client=pipe)
+            store.queue_append(pipe, game_id, event)
             head = event["hash"]
         replies = pipe.execute()
         if any(r[0] != b"ok" for r in replies):

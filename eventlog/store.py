@@ -28,6 +28,31 @@ from eventlog.events import GENESIS, Event
 IDEMPOTENCY_TTL = 48 * 3600  # the API promises at least 24 hours
 
 
+def _append_call(
+    game_id: str, event: Event, idempotency: IdempotencyRecord | None, private: dict[str, str] | None,
+    guard: Guard | None,
+) -> tuple[list[str], list[Any]]:
+    """The append script's keys and arguments (see append.lua)."""
+    idem_key = (
+        keys.idempotency(game_id, idempotency.scope, idempotency.key_digest)
+        if idempotency
+        else keys.no_idempotency(game_id)
+    )
+    args: list[Any] = [
+        event["seq"],
+        event["prev_hash"],
+        canonical_json(event),
+        event["hash"],
+        idempotency.encode() if idempotency else "",
+        IDEMPOTENCY_TTL,
+        *((guard.field, guard.value, guard.limit) if guard else ("", "", 0)),
+    ]
+    for field, value in (private or {}).items():
+        args += [field, value]
+    counter = guard.counter if guard else keys.bad_tokens(game_id)  # same slot; unread without a guard
+    return [keys.events(game_id), idem_key, keys.private(game_id), counter], args
+
+
 class Conflict(Exception):
     """Another writer appended first: re-read, re-validate and try again.
 
@@ -102,24 +127,7 @@ class EventStore:
     ) -> Appended:
         """Append ``event`` if it is the next one; raises Conflict if it is not, GuardFailed if ``guard`` fails
         (checked first), and answers a stored idempotent reply instead of appending (checked second)."""
-        idem_key = (
-            keys.idempotency(game_id, idempotency.scope, idempotency.key_digest)
-            if idempotency
-            else keys.no_idempotency(game_id)
-        )
-        args: list[Any] = [
-            event["seq"],
-            event["prev_hash"],
-            canonical_json(event),
-            event["hash"],
-            idempotency.encode() if idempotency else "",
-            IDEMPOTENCY_TTL,
-            *((guard.field, guard.value, guard.limit) if guard else ("", "", 0)),
-        ]
-        for field, value in (private or {}).items():
-            args += [field, value]
-        counter = guard.counter if guard else keys.bad_tokens(game_id)  # same slot; unread without a guard
-        reply = self._run_append([keys.events(game_id), idem_key, keys.private(game_id), counter], args)
+        reply = self._run_append(*_append_call(game_id, event, idempotency, private, guard))
         status = _text(reply[0])
         if status == "ok":
             return Appended(event)
@@ -128,6 +136,12 @@ class EventStore:
         if status == "guard":
             raise GuardFailed()
         raise Conflict(int(reply[1]), _text(reply[2]), [_event_of(entry[1]) for entry in reply[3]])
+
+    def queue_append(self, pipe: Any, game_id: str, event: Event) -> None:
+        """Queue a plain conditional append of ``event`` on ``pipe`` (its reply: ``[b"ok", seq]`` or a
+        conflict, unparsed): for loading many events at once, as the benchmarks and fixtures do."""
+        script_keys, args = _append_call(game_id, event, None, None, None)
+        self._append(keys=script_keys, args=args, client=pipe)
 
     def _run_append(self, script_keys: list[str], args: list[Any]) -> Any:
         """The append script's reply.  A script the server does not know yet (a new or flushed
