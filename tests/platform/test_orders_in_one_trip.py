@@ -133,7 +133,8 @@ def test_a_refused_order_from_a_remembered_token_gets_the_full_paths_answer(
     p1 = digest(game.tokens["p1"])
     refused = [({"type": "bid", "amount": -1}, None), ({"type": "bid", "amount": "x"}, None), ({"type": "fly"}, None),
                (None, b"{not json"), (None, b"[]"), ({"type": "bid", "amount": 1, "on_behalf_of": "p2"}, None),
-               ({"type": "gm.pause", "reason": "mine"}, None), ({"type": [None, None]}, None), ({"type": {"a": 1}}, None),
+               ({"type": "gm.pause", "reason": "mine"}, None), ({"type": [None, None]}, None),
+               ({"type": {"a": 1}}, None),
                ({"amount": 1}, None)]
     for body, raw in refused:
         assert context.tokens.get(game.id, p1) is not None
