@@ -142,16 +142,12 @@ def _same(value: Any, recorded: Any, plain: bool = False) -> bool:
     return fast == orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS)
 
 
-def _same_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> bool:
+def _matched_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> tuple[bool, bytes | None]:
     """``_same(roundtrip(value), recorded)``, raising where that raises, without building the round trip
     unless they differ: orjson writes ``value`` as it writes its round trip, and when those bytes are
     those of plain data, the round trip holds no float either (orjson writes a float with a '.' or an
-    'e', which no other token has), so the canonical texts match."""
-    return _matched_after_roundtrip(value, recorded, plain)[0]
-
-
-def _matched_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> tuple[bool, bytes | None]:
-    """``_same_after_roundtrip``, and ``recorded``'s sorted orjson bytes where they were what matched."""
+    'e', which no other token has), so the canonical texts match.  Also ``recorded``'s sorted orjson
+    bytes, where they were what matched (None otherwise)."""
     text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)  # raises as roundtrip(value) would
     expected = orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS) if plain else plain_canonical_bytes(recorded)
     if expected is not None and text == expected:
