@@ -16,15 +16,7 @@ def own_runners(state: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
 
 def find_runner(state: dict[str, Any], player_id: str, name: str | None) -> dict[str, Any]:
     """The runner an order names (by id or name); the only one when there is one."""
-    if name is None:
-        return named_runner(own_runners(state, player_id), name)
-    # named_runner(own_runners(...), name) in one pass over the runners, for every order replayed
-    wanted = name.strip().casefold()
-    for runner in state["runners"]:
-        if runner["owner"] == player_id and not runner["withdrawn"] and (
-                wanted == runner["id"].casefold() or wanted == runner["name"].casefold()):
-            return runner
-    raise RuleError("runner", f"you have no runner in the race called {name!r}", {"runner": name})
+    return named_runner(own_runners(state, player_id), name)
 
 
 def named_runner(mine: list[dict[str, Any]], name: str | None) -> dict[str, Any]:
