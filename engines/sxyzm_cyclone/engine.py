@@ -7,12 +7,14 @@ opens.  A turn order is the whole turn: the list of moves, played in order.
 from __future__ import annotations
 
 import copy
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.rng import Rng
 from engines.sxyzm_cyclone import rules, turns, views
-from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, routes, space
+from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, space
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
 
@@ -130,33 +132,14 @@ class SxyzmCyclone(Engine):
         if len(moves) > roll:
             raise RuleError(rules.RULE_ROLL, f"you rolled {roll}: at most {roll} moves, not {len(moves)}",
                             {"roll": roll, "moves": len(moves)})
-        work = rules.working_copy(state)
-        tables = routes(state["path_length"])
-        won_at: int | None = None
-        active: list[str] | None = None  # who may still win: the state's, so found once, at the first move
-        for index, move in enumerate(moves, start=1):
-            if won_at is not None:
-                error, origin = _after_win(moves, won_at), None
-            else:
-                error, origin = rules.checked_move(work, colour, move)
-            if error is not None:
-                rule, reason = error
-                raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
-                                {"move": index, "cube": move["cube"], "toward": move["toward"]})
-            entered = rules.play_checked(work, tables, colour, move, origin)  # type: ignore[arg-type]
-            if active is None:
-                active = turns.active_colours(state)
-            elif not entered:
-                continue  # no winner before this move, and no cube entered a base: none now (see entered_base)
-            if rules.winners(work, active):
-                won_at = index
-        if won_at is not None:
-            return
-        unused = len(moves) < roll and rules.legal_moves(work, colour)
-        if unused and not state["options"]["allow_unused_actions"]:
-            raise RuleError(rules.RULE_ALL_ACTIONS,
-                            f"you rolled {roll}: all {roll} actions must be used while a cube can move",
-                            {"roll": roll, "moves": len(moves)})
+        played = _play_turn(state, colour, moves, checked=True)
+        if not played.won:
+            unused = len(moves) < roll and rules.legal_moves(played.board, colour)
+            if unused and not state["options"]["allow_unused_actions"]:
+                raise RuleError(rules.RULE_ALL_ACTIONS,
+                                f"you rolled {roll}: all {roll} actions must be used while a cube can move",
+                                {"roll": roll, "moves": len(moves)})
+        _last.checked = _Checked(state, [(m["cube"], m["toward"]) for m in moves], played)
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
         """Record the turn order; it is played when the turn resolves (a new order replaces it)."""
@@ -179,23 +162,13 @@ class SxyzmCyclone(Engine):
         colour = state["current"]
         player = turns.player_of(state, colour)
         source, moves = self._turn_moves(state, colour, player, rng)
-        work = rules.working_copy(state)
-        effects: list[dict[str, Any]] = []
-        won: list[str] = []
-        active: list[str] | None = None  # the state's, so found once, at the first move
-        for move in moves:
-            effect = rules.play_move(work, colour, move)
-            effects.append(effect)
-            if active is None:
-                active = turns.active_colours(state)
-            elif not rules.entered_base(effect):
-                continue  # no winner before this move, and no cube entered a base: none now (see entered_base)
-            won = rules.winners(work, active)
-            if won:
-                break
+        played = _checked_play(state, moves) if source == "order" else None
+        if played is None:
+            played = _play_turn(state, colour, moves, checked=False)
+        won, active = played.won, played.active
         public: dict[str, Any] = {
             "turn": state["turn"], "player": player, "colour": colour, "roll": state["roll"],
-            "source": source, "moves": effects, "winners": [turns.player_of(state, c) for c in won],
+            "source": source, "moves": played.effects, "winners": [turns.player_of(state, c) for c in won],
             "ended": None, "next": None,
         }
         if won:
@@ -206,7 +179,7 @@ class SxyzmCyclone(Engine):
             following, turn = turns.next_colour(state, active), state["turn"] + 1
             public["next"] = {"turn": turn, "player": turns.player_of(state, following), "colour": following,
                               "roll": turns.draw_roll(state["options"], turn, rng)}
-        return {"public": public, "private": {}, "secret": {}}, work
+        return {"public": public, "private": {}, "secret": {}}, played.board
 
     def _turn_moves(self, state: State, colour: str, player: str, rng: Rng) -> tuple[str, list[rules.Move]]:
         """Which moves the turn plays: the order, or the default for a turn without one.  ``rng``: the
@@ -308,3 +281,79 @@ def _after_win(moves: list[rules.Move], won_at: int) -> tuple[str, str]:
     winning = moves[won_at - 1]
     return RULE_WON, (f"the game is over after move {won_at} ({winning['cube']} toward {winning['toward']}), "
                       "which wins it; send the turn without the moves after it")
+
+
+@dataclass(slots=True)
+class _Played:
+    """A turn's moves played on a working copy of a state's board: what resolving the turn needs."""
+    board: State  # the working copy, after the moves
+    effects: list[dict[str, Any]]  # play_move's record of each move
+    won: list[str]  # the colours that won with the last move (no move follows a win)
+    active: list[str] | None  # active_colours of the state, found at the first move (None without moves)
+
+
+def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool) -> _Played:
+    """Play ``moves`` for ``colour`` on a working copy of the state's board, checking for a winner after
+    each one that can make one; the play stops at a win.  ``checked``: each move is first checked against
+    the position it meets (``validate``), and a move after the win is refused rather than left out."""
+    work = rules.working_copy(state)
+    effects: list[dict[str, Any]] = []
+    won: list[str] = []
+    active: list[str] | None = None  # the state's, so found once, at the first move
+    for index, move in enumerate(moves, start=1):
+        origin = None
+        if checked:
+            if won:
+                error, origin = _after_win(moves, index - 1), None
+            else:
+                error, origin = rules.checked_move(work, colour, move)
+            if error is not None:
+                rule, reason = error
+                raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
+                                {"move": index, "cube": move["cube"], "toward": move["toward"]})
+        elif won:
+            break
+        effect = rules.play_move(work, colour, move, origin)
+        effects.append(effect)
+        if active is None:
+            active = turns.active_colours(state)
+        elif not rules.entered_base(effect):
+            continue  # no winner before this move, and no cube entered a base: none now (see entered_base)
+        won = rules.winners(work, active)
+    return _Played(work, effects, won, active)
+
+
+@dataclass(slots=True)
+class _Checked:
+    """``validate``'s last play of an order in this thread, for the ``resolve_applied`` that follows it (an
+    audit, and the service, check an order, record it with ``apply_action`` and resolve it): the play is
+    then not made twice.  Holds the state and the moves it was played from, so they cannot be replaced by
+    others at the same address."""
+    state: State
+    moves: list[tuple[str, str]]  # each move's cube and target, as validate read them
+    played: _Played
+
+
+_last = threading.local()  # .checked: the _Checked of this thread's last valid order, until resolved
+_ABSENT = object()
+
+
+def _checked_play(state: State, moves: list[rules.Move]) -> _Played | None:
+    """The play of ``moves`` that ``validate`` made last in this thread, if it made it on this state as far
+    as playing reads it: every value but the order the same object (so the state is ``apply_action``'s of
+    the one checked; states are never changed in place) and each move's cube and target the same strings.
+    None otherwise.  Handed out once: the board and records become the resolution's."""
+    checked = getattr(_last, "checked", None)
+    if checked is None:
+        return None
+    _last.checked = None
+    seen = checked.state
+    if len(state) != len(seen) or type(moves) is not list or len(moves) != len(checked.moves):
+        return None
+    for key, value in state.items():
+        if value is not seen.get(key, _ABSENT) and key != "order":
+            return None
+    for move, (cube, toward) in zip(moves, checked.moves):
+        if type(move) is not dict or move.get("cube") is not cube or move.get("toward") is not toward:
+            return None
+    return checked.played

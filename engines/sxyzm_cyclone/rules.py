@@ -200,14 +200,6 @@ def play_move(state: State, colour: str, move: Move, origin: str | None = None) 
     return {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": pushes}
 
 
-def play_checked(state: State, tables: tuple[Routes, Routes] | None, colour: str, move: Move, origin: str) -> bool:
-    """``play_move`` without its record, for ``validate`` (which throws the record away): whether the move
-    put a cube into a base (``entered_base`` of the record).  ``tables``: ``routes(state["path_length"])``,
-    looked up once per turn; ``origin``: where ``locate`` finds the cube (``checked_move``)."""
-    pushes: list[dict[str, Any]] = []
-    return _into_base(_play(state, tables, colour, move["cube"], move["toward"], origin, pushes), pushes)
-
-
 def replay_moves(state: State, public: dict[str, Any]) -> None:
     """Play an outcome's recorded moves on the working copy ``state``, as ``play_move`` plays each
     (``apply_outcome``: a replay needs no record of what happened, it has one).
@@ -311,12 +303,8 @@ def entered_base(effect: dict[str, Any]) -> bool:
     """Whether the move ``play_move`` described put a cube into a base (landing there, or a push
     ending there): only then can it make a winner (``winners`` counts cubes in bases; a move that
     takes a cube out of one only lowers a count)."""
-    return _into_base(effect["to"], effect["pushes"])
-
-
-def _into_base(target: str, pushes: list[dict[str, Any]]) -> bool:
-    """``entered_base`` of a move that stepped to ``target`` and made ``pushes``."""
-    return target.startswith(BASE_PREFIX) or (bool(pushes) and pushes[-1]["to"].startswith(BASE_PREFIX))
+    pushes = effect["pushes"]
+    return effect["to"].startswith(BASE_PREFIX) or (bool(pushes) and pushes[-1]["to"].startswith(BASE_PREFIX))
 
 
 def _enter_base(state: State, position: str, cubes: list[str]) -> None:

@@ -50,7 +50,6 @@ from engines.sxyzm_cyclone.rules import (
     locate,
     move_error,
     movable_cubes,
-    play_checked,
     play_move,
     replay_moves,
     targets,
@@ -354,24 +353,3 @@ def test_active_colours_is_every_colour_whose_player_is_not_ejected(data: st.Dat
                                   st.sampled_from([None, "", {}, 0])))
     state = {"colours": colours, "players": players, "ejected": ejected}
     assert outcome(active_colours, state) == outcome(plain_active_colours, state)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_play_checked_plays_as_play_move_and_tells_whether_a_cube_entered_a_base(data: st.DataObject) -> None:
-    """``validate`` plays each checked move without its record: the same board, and ``entered_base`` of the
-    record play_move makes."""
-    state = data.draw(boards())
-    colour = data.draw(st.sampled_from(list(state["colours"]) + ODD_COLOURS))
-    fast, plain = working_copy(state), working_copy(state)
-    tables = routes(state["path_length"])
-    for move in data.draw(st.lists(moves(state, colour), min_size=1, max_size=8)):
-        where = outcome(locate, plain, move["cube"])
-        if where[0] != "value":
-            break
-        origin = where[1][0]
-        expected = outcome(lambda move=move, origin=origin: entered_base(play_move(plain, colour, move, origin)))
-        assert outcome(play_checked, fast, tables, colour, move, origin) == expected
-        if expected[0] != "value":
-            break
-        assert (fast["spaces"], fast["bases"]) == (plain["spaces"], plain["bases"])
