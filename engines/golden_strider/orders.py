@@ -15,7 +15,17 @@ def own_runners(state: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
 
 
 def find_runner(state: dict[str, Any], player_id: str, name: str | None) -> dict[str, Any]:
-    """The runner an order names (by id or name); the only one when there is one."""
+    """The runner an order names (by id or name); the only one when there is one.
+
+    Every order recorded asks this, and orders name their runner: that runner is found in one pass, with
+    ``named_runner``'s test, as the first of the player's runners it names.  No name, or no runner named
+    (the error): ``named_runner`` decides (tests/engines/golden_strider/test_found_runner.py compares them).
+    """
+    if type(name) is str:
+        wanted = name.strip().casefold()
+        for runner in state["runners"]:
+            if runner["owner"] == player_id and not runner["withdrawn"] and _is_named(runner, wanted):
+                return runner
     return named_runner(own_runners(state, player_id), name)
 
 
@@ -28,9 +38,14 @@ def named_runner(mine: list[dict[str, Any]], name: str | None) -> dict[str, Any]
         raise RuleError("runner", f"name which runner this order is for ({names})", {"runners": names})
     wanted = name.strip().casefold()
     for runner in mine:
-        if wanted == runner["id"].casefold() or wanted == runner["name"].casefold():
+        if _is_named(runner, wanted):
             return runner
     raise RuleError("runner", f"you have no runner in the race called {name!r}", {"runner": name})
+
+
+def _is_named(runner: dict[str, Any], wanted: str) -> bool:
+    """An order names its runner by id or by name, in any case (``wanted``: the name stripped and casefolded)."""
+    return wanted == runner["id"].casefold() or wanted == runner["name"].casefold()
 
 
 def check_setup(state: dict[str, Any], runner: dict[str, Any], action: dict[str, Any]) -> None:
