@@ -136,15 +136,12 @@ def plainly_valid_play(state: dict[str, Any], actor: str, action: dict[str, Any]
 def _plainly_valid_play(state: dict[str, Any], actor: str, action: dict[str, Any]) -> bool:
     if action["type"] != "play" or state["stage"] != "round":
         return False
-    mine = own_runners(state, actor)
-    if not mine:
-        return False
+    runner = find_runner(state, actor, action.get("runner"))  # one of the actor's runners: they have some
     for player in state["players"]:
         if player["id"] == actor:
             break
     else:
         return False
-    runner = named_runner(mine, action.get("runner"))
     if action.get("drug") or action.get("energiza") or action.get("boost"):
         return False
     opts = state["options"]
