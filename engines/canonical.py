@@ -62,14 +62,31 @@ def plain_canonical_bytes(value: Any) -> bytes | None:
     return _fast_canonical(value)
 
 
-def plain_canonical_bytes_each(values: list[Any]) -> list[bytes | None]:
+def plain_canonical_bytes_each(values: list[Any]) -> tuple[list[bytes | None], int]:
     """``[plain_canonical_bytes(value) for value in values]``, with one plainness walk for them all (a level of
     nesting at a time, as ``_plain_wide``) when orjson takes every one: a log's events, whose many small
-    walks cost more than one wide one.  orjson having taken them all bounds that walk by its bytes."""
+    walks cost more than one wide one.  orjson having taken them all bounds that walk by its bytes.
+    Also how many values from the first are JSON data (plain, without a tuple: only the types
+    ``orjson.loads`` gives), which the same walk tells."""
     texts = list(map(_orjson_bytes, values))
-    if None not in texts and _plain_wide(values):
-        return texts
-    return [text if text is not None and _plain_sized(value, len(text)) else None for value, text in zip(values, texts)]
+    if None not in texts:
+        kinds = _kinds_wide(values)
+        if kinds is _JSON_TYPES:
+            return texts, len(values)
+        if kinds is not None:
+            return texts, _leading_json(values, texts)
+    each = [text if text is not None and _plain_sized(value, len(text)) else None for value, text in zip(values, texts)]
+    return each, _leading_json(values, each)
+
+
+def _leading_json(values: list[Any], texts: list[bytes | None]) -> int:
+    """How many of ``values`` from the first are JSON data, given orjson's bytes of each (None where refused)."""
+    count = 0
+    for value, text in zip(values, texts):
+        if text is None or not _plain_wide(value, _JSON_TYPES):
+            break
+        count += 1
+    return count
 
 
 def in_roundtrip_form(value: Any, text: bytes | None = None) -> bool:
@@ -151,20 +168,27 @@ _JSON_TYPES = _PLAIN_TYPES - {tuple}  # what orjson.loads gives
 
 
 def _plain_wide(value: Any, types: frozenset[type] = _PLAIN_TYPES) -> bool:
-    """``_plain``, a level of nesting at a time: gc.get_referents gives every item of the level's lists and
-    tuples and every value of its dicts (and the keys too, of a dict whose keys are not all exactly str),
-    and nothing for a str, int, bool or None.  Stops at the first level holding anything else, so it never
-    walks into what that is.  Only called on what orjson has taken, so the nesting is within its limit."""
+    """``_plain``, a level of nesting at a time (``_kinds_wide``)."""
+    return _kinds_wide(value, types) is not None
+
+
+def _kinds_wide(value: Any, types: frozenset[type] = _PLAIN_TYPES) -> frozenset[type] | None:
+    """``_JSON_TYPES`` if ``value`` is made only of them, else ``types`` if it is made only of those, else None;
+    a level of nesting at a time: gc.get_referents gives every item of the level's lists and tuples and every
+    value of its dicts (and the keys too, of a dict whose keys are not all exactly str), and nothing for a str,
+    int, bool or None.  Stops at the first level holding anything else, so it never walks into what that is.
+    Only called on what orjson has taken, so the nesting is within its limit."""
     level = [value]
-    kinds: set[type] = set()
+    kinds = _JSON_TYPES
     for _ in range(_ORJSON_NESTING + 2):
-        kinds.update(map(type, level))
-        if not kinds <= types:
-            return False
+        if not kinds.issuperset(map(type, level)):
+            if kinds is types or not types.issuperset(map(type, level)):
+                return None
+            kinds = types
         level = gc.get_referents(*level)
         if not level:
-            return True
-    return False  # deeper than orjson goes: not for here
+            return kinds
+    return None  # deeper than orjson goes: not for here
 
 
 def sha256_hex(data: str | bytes) -> str:

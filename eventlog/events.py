@@ -73,13 +73,16 @@ def chain_break(events: list[Event]) -> dict[str, Any] | None:
 
 
 def check_chain(events: list[Event]) -> tuple[dict[str, Any] | None, int]:
-    """``chain_break``, and how many events from the first are plain data (exactly dict, list, str,
-    int, bool and None, within orjson's limits), as hashing them found: orjson writes any part of
-    those in its canonical form, with no further check (``plain_canonical_bytes``)."""
+    """``chain_break``, and how many events from the first are JSON data (exactly dict, list, str, int, bool
+    and None, within orjson's limits: what ``orjson.loads`` gives), as hashing them found: orjson writes any
+    part of those in its canonical form, with no further check (``plain_canonical_bytes``)."""
+    bodies = _bodies(events)
+    texts, json_data = plain_canonical_bytes_each(bodies)
+    if json_data == len(events) and _links_hold(events, texts):
+        return None, json_data
     prev = GENESIS
     plain = 0
-    bodies = _bodies(events)
-    for index, (event, body, fast) in enumerate(zip(events, bodies, plain_canonical_bytes_each(bodies)), start=1):
+    for index, (event, body, fast) in enumerate(zip(events, bodies, texts), start=1):
         if event.get("seq") != index:
             return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}, plain
         if event.get("prev_hash") != prev:
@@ -90,12 +93,32 @@ def check_chain(events: list[Event]) -> tuple[dict[str, Any] | None, int]:
             return {"seq": index, "problem": f"event is not canonical JSON: {exc}"}, plain
         if event.get("hash") != expected:
             return {"seq": index, "problem": "hash does not match the event's content"}, plain
-        if fast is not None and plain == index - 1:
+        if index <= json_data and plain == index - 1:
             plain = index
         prev = event["hash"]
     if len(bodies) < len(events):
         return {"seq": len(bodies) + 1, "problem": "event is not an object"}, plain
     return None, plain
+
+
+def _links_hold(events: list[Event], texts: list[bytes]) -> bool:
+    """Every event's seq, prev_hash and hash right, told for the whole log at once (the usual answer), given
+    the canonical bytes of every body: False where the event-by-event check must say which is wrong.
+    Hashes compared as exactly str, so that equality is the strings' own."""
+    hashes = [event.get("hash") for event in events]
+    prevs = [event.get("prev_hash") for event in events]
+    if not ([event.get("seq") for event in events] == list(range(1, len(events) + 1))
+            and set(map(type, hashes)) <= _STR >= set(map(type, prevs))
+            and prevs[:1] == [GENESIS] and prevs[1:] == hashes[:-1]):
+        return False
+    try:
+        links = [prev.encode("ascii") + text for prev, text in zip(prevs, texts)]
+    except UnicodeEncodeError:
+        return False
+    return hashes == [digest.hexdigest() for digest in map(hashlib.sha256, links)]
+
+
+_STR = {str}
 
 
 def _bodies(events: list[Event]) -> list[Event]:

@@ -95,13 +95,12 @@ def _recompute(record: Record, event: Event, seed: str | None, plain: bool = Fal
         return "" if _same(setup, event["data"]["setup"], plain) else "the setup draws differ from the seed's"
     number = event["data"]["number"]
     resolved, after = engine.resolve_applied(record["engine"], Rng(seed, "phase", number))
-    recorded = event["data"]["outcome"]
-    same, expected = _matched_after_roundtrip(resolved, recorded, plain)
+    same, in_form = _matched_after_roundtrip(resolved, event["data"]["outcome"], plain)
     if not same:
         return f"the outcome of phase {number} differs from a fresh resolution"
     # The recorded outcome is the resolved one round-tripped, exactly (types, key order), so applying it
     # gives the engine's state: the fold may take that.
-    if after is not None and applied is not None and expected is not None and in_roundtrip_form(recorded, expected):
+    if after is not None and applied is not None and in_form:
         applied.append(after)
     return ""  # the phase that follows is checked by _follows, on the folded state
 
@@ -142,17 +141,28 @@ def _same(value: Any, recorded: Any, plain: bool = False) -> bool:
     return fast == orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS)
 
 
-def _matched_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> tuple[bool, bytes | None]:
+def _matched_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> tuple[bool, bool]:
     """``_same(roundtrip(value), recorded)``, raising where that raises, without building the round trip
     unless they differ: orjson writes ``value`` as it writes its round trip, and when those bytes are
     those of plain data, the round trip holds no float either (orjson writes a float with a '.' or an
-    'e', which no other token has), so the canonical texts match.  Also ``recorded``'s sorted orjson
-    bytes, where they were what matched (None otherwise)."""
+    'e', which no other token has), so the canonical texts match.  Also whether ``recorded`` is that round
+    trip exactly (``in_roundtrip_form``), where they matched (False otherwise).
+
+    ``plain``: ``recorded`` is JSON data (check_chain), so its sorted bytes are canonical, and written in its
+    own key order they equal the round trip's sorted bytes only if every object's keys are in sorted order:
+    then it is the round trip exactly, told by one unsorted orjson call."""
     text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)  # raises as roundtrip(value) would
-    expected = orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS) if plain else plain_canonical_bytes(recorded)
-    if expected is not None and text == expected:
-        return True, expected
-    return _same(roundtrip(value), recorded), None  # a difference, or an error: the slow path says which
+    if plain:
+        if orjson.dumps(recorded) == text:
+            return True, True
+        expected = orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS)
+        if text == expected:
+            return True, False  # the same data, its keys in another order
+    else:
+        expected = plain_canonical_bytes(recorded)
+        if expected is not None and text == expected:
+            return True, in_roundtrip_form(recorded, expected)
+    return _same(roundtrip(value), recorded), False  # a difference, or an error: the slow path says which
 
 
 def export(record: Record, events: list[Event]) -> dict[str, Any]:
