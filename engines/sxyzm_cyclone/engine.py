@@ -319,7 +319,7 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
         # first, the state's board: none if a play here left it so.
         if active is None:
             active = turns.active_colours(state)
-            if rules.entered_base(effect) or not _left_without_winner(state, active):
+            if not _left_without_winner(state, active) or rules.entered_base(effect):
                 won = rules.winners(work, active)
         elif rules.entered_base(effect):
             won = rules.winners(work, active)
