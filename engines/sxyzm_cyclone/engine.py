@@ -315,27 +315,12 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
             break
         effect = rules.play_move(work, colour, move, origin)
         effects.append(effect)
-        # No winner before a move and no cube put into a base: none after it (see entered_base).  Before the
-        # first, the state's board: none if a play here left it so.
         if active is None:
             active = turns.active_colours(state)
-            if not _left_without_winner(state, active) or rules.entered_base(effect):
-                won = rules.winners(work, active)
-        elif rules.entered_base(effect):
-            won = rules.winners(work, active)
-    if active is not None and not won:
-        _last.left = (work["bases"], state["colours"], active)
+        elif not rules.entered_base(effect):
+            continue  # no winner before this move, and no cube entered a base: none now (see entered_base)
+        won = rules.winners(work, active)
     return _Played(work, effects, won, active)
-
-
-def _left_without_winner(state: State, active: list[str]) -> bool:
-    """Whether the last play in this thread left the state's board with no winner among ``active``: its bases
-    and colours are the same objects (``winners`` reads only those) and it checked them for the same colours."""
-    left = getattr(_last, "left", None)
-    if left is None:
-        return False
-    bases, colours, candidates = left
-    return state["bases"] is bases and state["colours"] is colours and active == candidates
 
 
 @dataclass(slots=True)
@@ -349,9 +334,7 @@ class _Checked:
     played: _Played
 
 
-# .checked: the _Checked of this thread's last valid order, until resolved; .left: the bases and colours the
-# last play left without a winner, and the colours it checked (_left_without_winner)
-_last = threading.local()
+_last = threading.local()  # .checked: the _Checked of this thread's last valid order, until resolved
 _ABSENT = object()
 
 

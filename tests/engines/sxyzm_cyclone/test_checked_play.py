@@ -1,12 +1,7 @@
-"""What a play finds is kept for the next call in the same thread, and that must never change a result:
-
-- ``resolve_applied`` takes the play ``validate`` just made of the same order on the same state (an audit and
-  the service check an order, record it with ``apply_action``, then resolve it) instead of playing it again:
-  byte for byte the resolution played afresh, and only for the state ``apply_action`` made from the state
-  validate checked, with that order;
-- the first move of a turn on a board the last play left without a winner (the same bases and colours) is
-  not checked for a winner unless it puts a cube into a base: any other board is checked.
-"""
+"""``resolve_applied`` takes the play ``validate`` just made of the same order on the same state (an audit and
+the service check an order, record it with ``apply_action``, then resolve it) instead of playing it again.
+That must never change a result: a resolution from validate's play is byte for byte the one played afresh,
+and validate's play serves only the state ``apply_action`` made from the state it checked, with that order."""
 from __future__ import annotations
 
 import copy
@@ -25,7 +20,6 @@ from engines.sxyzm_cyclone import ENGINE
 from engines.sxyzm_cyclone import engine as cyclone
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.rules import legal_moves
-from engines.sxyzm_cyclone.turns import active_colours
 
 State = dict[str, Any]
 SEED = "checked-play"
@@ -133,99 +127,3 @@ def test_validates_play_never_serves_another_state_or_order(turn: tuple, other: 
     resolved, plays = _resolved_counting_plays(applied)
     assert plays == 1
     assert resolved == expected
-
-
-def _forget() -> None:
-    cyclone._last.checked = cyclone._last.left = None
-
-
-def _checked_and_resolved(state: State, player: str, action: dict[str, Any]) -> bytes:
-    """validate's answer, then the resolution of the order (when valid), as bytes; or the error either raises
-    (a forged board can break the play in any way)."""
-    try:
-        ENGINE.validate(state, player, action)
-        return _resolved(ENGINE.apply_action(state, player, action))
-    except RuleError as exc:
-        return orjson.dumps([exc.rule, exc.message, exc.details])
-    except Exception as exc:  # noqa: BLE001 - any error must be the same error
-        return orjson.dumps([type(exc).__name__, repr(exc.args)])
-
-
-def _fresh(state: State, player: str, action: dict[str, Any]) -> bytes:
-    """``_checked_and_resolved`` with nothing kept from earlier calls, keeping what they kept."""
-    kept = getattr(cyclone._last, "checked", None), getattr(cyclone._last, "left", None)
-    _forget()
-    checked = _checked_and_resolved(state, player, action)
-    cyclone._last.checked, cyclone._last.left = kept
-    return checked
-
-
-def test_whole_games_checked_and_resolved_as_an_audit_does_are_those_played_afresh() -> None:
-    """Each turn validated, recorded and resolved on the state the last resolution gave (validate's play and
-    the board each play left serve the next call) says what the same calls say with nothing kept."""
-    served = 0
-    for case in range(len(ENGINE.simulation_cases)):
-        for seed in range(2):
-            state = _game_states(case, seed)[0]
-            _forget()
-            for number in range(1, 400):
-                phase = ENGINE.phase(state)
-                if phase is None:
-                    break
-                player = phase.awaiting[0] if phase.awaiting else None
-                if player is None:
-                    state = ENGINE.resolve_applied(state, Rng(SEED, "phase", state["turn"]))[1]
-                    continue
-                action = ENGINE.bot_action(state, player, Rng(SEED, "bot", case, seed, number))
-                expected = _fresh(state, player, action)
-                served += cyclone._left_without_winner(state, active_colours(state))
-                ENGINE.validate(state, player, action)
-                applied = ENGINE.apply_action(state, player, action)
-                outcome, after = ENGINE.resolve_applied(applied, Rng(SEED, "phase", state["turn"]))
-                assert orjson.dumps([outcome, after], option=orjson.OPT_SORT_KEYS) == expected
-                state = after
-    assert served > 100  # the boards plays left were recognised
-
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(turns(), st.data())
-def test_a_board_a_play_did_not_leave_is_checked_for_winners(turn: tuple, data: st.DataObject) -> None:
-    """After a play, a state with other bases (here forged so that a colour has won: three cubes in another's
-    base), or with equal bases copied, is checked as if nothing were kept."""
-    state, player, action = turn
-    if not _validated(state, player, action):
-        return
-    after = ENGINE.resolve_applied(ENGINE.apply_action(state, player, action), Rng(SEED, "phase", 1))[1]
-    phase = ENGINE.phase(after)
-    if phase is None or not phase.awaiting:
-        return
-    bases = dict(after["bases"])
-    if data.draw(st.booleans()):
-        winner, home = data.draw(st.permutations(after["colours"]))[:2]
-        bases[home] = bases[home] + [f"{winner}-{n}" for n in (1, 2, 3)]
-    forged = {**after, "bases": bases}
-    mover = phase.awaiting[0]
-    moves = random_moves(forged, forged["current"], forged["roll"], Rng(SEED, "forged", data.draw(st.integers())))
-    order = {"type": "turn", "moves": moves}
-    expected = _fresh(forged, mover, order)
-    ENGINE.validate(state, player, action)
-    ENGINE.resolve_applied(ENGINE.apply_action(state, player, action), Rng(SEED, "phase", 1))
-    assert _checked_and_resolved(forged, mover, order) == expected
-
-
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(turns(), st.data())
-def test_a_board_a_play_left_with_a_winner_is_checked_for_winners(turn: tuple, data: st.DataObject) -> None:
-    """A play that ends with a winner leaves nothing kept: the next turn on its board (only a forged log has
-    one that goes on) still finds the winner after its first move."""
-    state, _, _ = turn
-    winner, home = data.draw(st.permutations(state["colours"]))[:2]
-    forged = {**state, "bases": {**state["bases"], home: state["bases"][home] + [f"{winner}-{n}" for n in (1, 2, 3)]}}
-    mover = ENGINE.phase(state).awaiting[0]
-    first = legal_moves(forged, forged["current"])[:1]
-    if not first or not _validated(forged, mover, {"type": "turn", "moves": first}):
-        return
-    left = {**forged, "bases": cyclone._last.checked.played.board["bases"]}
-    twice = {"type": "turn", "moves": first * 2}
-    expected = _fresh(left, mover, twice)
-    assert _checked_and_resolved(left, mover, twice) == expected
