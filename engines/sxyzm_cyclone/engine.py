@@ -145,6 +145,9 @@ class SxyzmCyclone(Engine):
         """Record the turn order; it is played when the turn resolves (a new order replaces it)."""
         new = dict(state)  # only the order changes; the rest is shared (states are never mutated)
         new["order"] = [{"cube": m["cube"], "toward": m["toward"]} for m in action["moves"]]
+        checked = getattr(_last, "checked", None)
+        if checked is not None and checked.state is state:
+            checked.applied = new  # the state validate's play may serve (see _checked_play)
         return new
 
     def resolve(self, state: State, rng: Rng) -> JSON:
@@ -327,32 +330,28 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
 class _Checked:
     """``validate``'s last play of an order in this thread, for the ``resolve_applied`` that follows it (an
     audit, and the service, check an order, record it with ``apply_action`` and resolve it): the play is
-    then not made twice.  Holds the state and the moves it was played from, so they cannot be replaced by
+    then not made twice.  Holds the states and the moves it was played from, so they cannot be replaced by
     others at the same address."""
     state: State
     moves: list[tuple[str, str]]  # each move's cube and target, as validate read them
     played: _Played
+    applied: State | None = None  # the state apply_action made last of ``state`` (any order)
 
 
 _last = threading.local()  # .checked: the _Checked of this thread's last valid order, until resolved
-_ABSENT = object()
 
 
 def _checked_play(state: State, moves: list[rules.Move]) -> _Played | None:
     """The play of ``moves`` that ``validate`` made last in this thread, if it made it on this state as far
-    as playing reads it: every value but the order the same object (so the state is ``apply_action``'s of
-    the one checked; states are never changed in place) and each move's cube and target the same strings.
-    None otherwise.  Handed out once: the board and records become the resolution's."""
+    as playing reads it: the state is the one ``apply_action`` made last of the state checked (every value
+    but the order the same; states are never changed in place) and each move's cube and target the same
+    strings.  None otherwise.  Handed out once: the board and records become the resolution's."""
     checked = getattr(_last, "checked", None)
     if checked is None:
         return None
     _last.checked = None
-    seen = checked.state
-    if len(state) != len(seen) or type(moves) is not list or len(moves) != len(checked.moves):
+    if state is not checked.applied or type(moves) is not list or len(moves) != len(checked.moves):
         return None
-    for key, value in state.items():
-        if value is not seen.get(key, _ABSENT) and key != "order":
-            return None
     for move, (cube, toward) in zip(moves, checked.moves):
         if type(move) is not dict or move.get("cube") is not cube or move.get("toward") is not toward:
             return None
