@@ -318,12 +318,39 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
             break
         effect = rules.play_move(work, colour, move, origin)
         effects.append(effect)
+        # No winner before a move and no cube put into a base: none after it (see entered_base).  Before the
+        # first move, the state's board: none if it equals a board a play here left without one.
         if active is None:
             active = turns.active_colours(state)
+            if not rules.entered_base(effect) and _left_without_winner(state, active):
+                continue
         elif not rules.entered_base(effect):
-            continue  # no winner before this move, and no cube entered a base: none now (see entered_base)
+            continue
         won = rules.winners(work, active)
+    if active is not None and not won:
+        _last.left = _Left(state["colours"], active, dict(work["bases"]))
     return _Played(work, effects, won, active)
+
+
+@dataclass(slots=True)
+class _Left:
+    """What ``winners`` reads of a board a play left without a winner: the colours, the candidates it was
+    checked for, and the bases (a copy of the map; the rules replace base lists, never edit them)."""
+    colours: list[str]
+    active: list[str]
+    bases: dict[str, list[str]]
+
+
+def _left_without_winner(state: State, active: list[str]) -> bool:
+    """Whether the last play in this thread left a board equal to the state's with no winner among ``active``:
+    ``winners`` reads only the colours and the bases, and what it found on equal ones it finds on these.
+    Compared by value, not identity: the fold turns each state it is given into new objects (the round trip
+    to storage form), so the next turn meets a board equal to the one the last play left, never the same.
+    (``winners`` reads every cube in the colours' bases as a name, or raises: the bases a play left hold
+    strings, so bases equal to them hold the same strings in the same lists.)"""
+    left = getattr(_last, "left", None)
+    return (left is not None and active == left.active and state["colours"] == left.colours
+            and state["bases"] == left.bases)
 
 
 @dataclass(slots=True)
@@ -338,7 +365,9 @@ class _Checked:
     applied: State | None = None  # the state apply_action made last of ``state`` (any order)
 
 
-_last = threading.local()  # .checked: the _Checked of this thread's last valid order, until resolved
+# .checked: the _Checked of this thread's last valid order, until resolved; .left: the _Left of the last play
+# that ended without a winner
+_last = threading.local()
 
 
 def _checked_play(state: State, moves: list[rules.Move]) -> _Played | None:

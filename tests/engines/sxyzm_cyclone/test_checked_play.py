@@ -1,7 +1,12 @@
-"""``resolve_applied`` takes the play ``validate`` just made of the same order on the same state (an audit and
-the service check an order, record it with ``apply_action``, then resolve it) instead of playing it again.
-That must never change a result: a resolution from validate's play is byte for byte the one played afresh,
-and validate's play serves only the state ``apply_action`` made from the state it checked, with that order."""
+"""What a play finds is kept for the next call in the same thread, and that must never change a result:
+
+- ``resolve_applied`` takes the play ``validate`` just made of the same order on the same state (an audit and
+  the service check an order, record it with ``apply_action``, then resolve it) instead of playing it again:
+  byte for byte the resolution played afresh, and only for the state ``apply_action`` made from the state
+  validate checked, with that order;
+- the first move of a turn on a board equal to one the last play left without a winner (the same colours and
+  bases) is not checked for a winner unless it puts a cube into a base: any other board is checked.
+"""
 from __future__ import annotations
 
 import copy
@@ -10,6 +15,7 @@ from typing import Any
 from unittest import mock
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +26,8 @@ from engines.sxyzm_cyclone import ENGINE
 from engines.sxyzm_cyclone import engine as cyclone
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.rules import legal_moves
+from engines.sxyzm_cyclone.turns import active_colours
+from tests.engines.sxyzm_cyclone import scenario
 
 State = dict[str, Any]
 SEED = "checked-play"
@@ -151,3 +159,152 @@ def test_validates_play_never_serves_its_order_recorded_on_another_state(turn: t
     if not _validated(state, player, action):
         return
     assert _resolution_or_error(ENGINE.apply_action(other_state, player, action)) == expected
+
+
+def _forget() -> None:
+    cyclone._last.checked = cyclone._last.left = None
+
+
+def _checked_and_resolved(state: State, player: str, action: dict[str, Any]) -> bytes:
+    """validate's answer, then the resolution of the order (when valid), as bytes; or the error either raises
+    (a forged board can break the play in any way)."""
+    try:
+        ENGINE.validate(state, player, action)
+        return _resolved(ENGINE.apply_action(state, player, action))
+    except RuleError as exc:
+        return orjson.dumps([exc.rule, exc.message, exc.details])
+    except Exception as exc:  # noqa: BLE001 - any error must be the same error
+        return orjson.dumps([type(exc).__name__, repr(exc.args)])
+
+
+def _fresh(state: State, player: str, action: dict[str, Any]) -> bytes:
+    """``_checked_and_resolved`` with nothing kept from earlier calls, keeping what they kept."""
+    kept = getattr(cyclone._last, "checked", None), getattr(cyclone._last, "left", None)
+    _forget()
+    checked = _checked_and_resolved(state, player, action)
+    cyclone._last.checked, cyclone._last.left = kept
+    return checked
+
+
+def test_whole_games_checked_and_resolved_as_an_audit_does_are_those_played_afresh() -> None:
+    """Rule 'the game ends with the winning action', as an audit meets it: each turn validated, recorded and
+    resolved on the state the last resolution gave, round-tripped as the fold stores it (validate's play and
+    the board each play left serve the next call), says what the same calls say with nothing kept."""
+    served = 0
+    for case in range(len(ENGINE.simulation_cases)):
+        for seed in range(2):
+            state = _game_states(case, seed)[0]
+            _forget()
+            for number in range(1, 400):
+                phase = ENGINE.phase(state)
+                if phase is None:
+                    break
+                player = phase.awaiting[0] if phase.awaiting else None
+                if player is None:
+                    state = ENGINE.resolve_applied(state, Rng(SEED, "phase", state["turn"]))[1]
+                    continue
+                action = ENGINE.bot_action(state, player, Rng(SEED, "bot", case, seed, number))
+                expected = _fresh(state, player, action)
+                served += cyclone._left_without_winner(state, active_colours(state))
+                ENGINE.validate(state, player, action)
+                applied = ENGINE.apply_action(state, player, action)
+                outcome, after = ENGINE.resolve_applied(applied, Rng(SEED, "phase", state["turn"]))
+                assert orjson.dumps([outcome, after], option=orjson.OPT_SORT_KEYS) == expected
+                state = orjson.loads(orjson.dumps(after, option=orjson.OPT_SORT_KEYS))
+    assert served > 100  # the boards plays left were recognised in their stored form
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns(), st.data())
+def test_a_board_a_play_did_not_leave_is_checked_for_winners(turn: tuple, data: st.DataObject) -> None:
+    """Rule 'the game ends with the winning action': after a play, a board unlike the one it left (here forged
+    so that a colour has won: three cubes in another's base, a cube more, or one moved to another base), or the same
+    board with other colours in play, is checked as if nothing were kept."""
+    state, player, action = turn
+    if not _validated(state, player, action):
+        return
+    after = ENGINE.resolve_applied(ENGINE.apply_action(state, player, action), Rng(SEED, "phase", 1))[1]
+    phase = ENGINE.phase(after)
+    if phase is None or not phase.awaiting:
+        return
+    bases = dict(after["bases"])
+    winner, home = data.draw(st.permutations(after["colours"]))[:2]
+    change = data.draw(st.sampled_from(["a winner", "one more", "one moved", "equal", "colours"]))
+    forged = {**after, "bases": bases}
+    if change == "a winner":
+        bases[home] = bases[home] + [f"{winner}-{n}" for n in (1, 2, 3)]
+    elif change == "one more":
+        bases[home] = bases[home] + [f"{winner}-1"]
+    elif change == "one moved" and bases[home]:  # from one base to another
+        bases[home], bases[winner] = bases[home][:-1], bases[winner] + bases[home][-1:]
+    elif change == "equal":  # the stored form of the board left: served, and must say the same
+        forged = orjson.loads(orjson.dumps(after))
+    else:
+        forged["colours"] = [c for c in after["colours"] if c != winner or c == after["current"]]
+    mover = phase.awaiting[0]
+    moves = random_moves(forged, forged["current"], forged["roll"], Rng(SEED, "forged", data.draw(st.integers())))
+    order = {"type": "turn", "moves": moves}
+    expected = _fresh(forged, mover, order)
+    ENGINE.validate(state, player, action)
+    ENGINE.resolve_applied(ENGINE.apply_action(state, player, action), Rng(SEED, "phase", 1))
+    assert _checked_and_resolved(forged, mover, order) == expected
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns(), st.data())
+def test_a_board_a_play_left_with_a_winner_is_checked_for_winners(turn: tuple, data: st.DataObject) -> None:
+    """Rule 'the game ends with the winning action': a play that ends with a winner leaves nothing kept, so the
+    next turn on its board (only a forged log has one that goes on) still finds the winner after its first
+    move, and refuses a second."""
+    state, _, _ = turn
+    winner, home = data.draw(st.permutations(state["colours"]))[:2]
+    forged = {**state, "bases": {**state["bases"], home: state["bases"][home] + [f"{winner}-{n}" for n in (1, 2, 3)]}}
+    mover = ENGINE.phase(state).awaiting[0]
+    first = legal_moves(forged, forged["current"])[:1]
+    if not first or not _validated(forged, mover, {"type": "turn", "moves": first}):
+        return
+    left = {**forged, "bases": orjson.loads(orjson.dumps(cyclone._last.checked.played.board["bases"]))}
+    twice = {"type": "turn", "moves": first * 2}
+    expected = _fresh(left, mover, twice)
+    assert _checked_and_resolved(left, mover, twice) == expected
+
+
+def _stored(state: State, **changes: Any) -> State:
+    """The state as the fold stores it (round-tripped), with ``changes``."""
+    return {**orjson.loads(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)), **changes}
+
+
+def _three_blue_cubes_in_yellows_base(**changes: Any) -> State:
+    """A three-player board on which blue has won by the three-player rule (three cubes in one opponent's
+    base), not by the two-player one (all five), and yellow is to move."""
+    start = scenario.board(scenario.game(3), {"yellow:4": ["yellow-4", "yellow-5"]},
+                           {"yellow": ["blue-1", "blue-2", "blue-3"]})
+    return {**start, "current": "yellow", **changes}
+
+
+def test_a_board_left_without_winner_among_other_candidates_is_checked_for_winners() -> None:
+    """Rule 'the game ends with the winning action': a board a play left without a winner while blue was
+    ejected (no candidate) is checked again once blue is a candidate: blue's win ends the turn at its first move."""
+    ejected = _three_blue_cubes_in_yellows_base(ejected=["p1"])
+    ENGINE.validate(ejected, "p2", scenario.order(("yellow-1", "green")))  # blue's win is not yellow's
+    after = _stored(ENGINE.resolve_applied(ENGINE.apply_action(ejected, "p2", scenario.order(
+        ("yellow-1", "green"))), Rng(SEED, "phase", 1))[1], ejected=[], current="green")
+    twice = scenario.order(("green-1", "blue"), ("green-2", "blue"))
+    with pytest.raises(RuleError) as refused:
+        ENGINE.validate(after, "p3", twice)
+    assert refused.value.rule == cyclone.RULE_WON
+
+
+def test_a_board_left_without_winner_with_other_colours_in_play_is_checked_for_winners() -> None:
+    """Rule 'the game ends with the winning action' (by the number of colours in play): a board a play left
+    without a winner with two colours in play, where blue needs all five cubes, is checked again with three
+    (green's player ejected, so the same candidates), where three cubes win."""
+    two = _three_blue_cubes_in_yellows_base(colours=["blue", "yellow"])
+    ENGINE.validate(two, "p2", scenario.order(("yellow-1", "blue")))
+    after = _stored(ENGINE.resolve_applied(ENGINE.apply_action(two, "p2", scenario.order(
+        ("yellow-1", "blue"))), Rng(SEED, "phase", 1))[1], colours=["blue", "yellow", "green"], ejected=["p3"])
+    assert after["current"] == "blue"
+    twice = scenario.order(("blue-4", "yellow"), ("blue-5", "yellow"))
+    with pytest.raises(RuleError) as refused:
+        ENGINE.validate(after, "p1", twice)
+    assert refused.value.rule == cyclone.RULE_WON
