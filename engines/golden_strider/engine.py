@@ -146,6 +146,26 @@ class GoldenStrider(Engine):
                     "private": {}, "secret": {}}
         return robot.run_race(state)
 
+    def resolve_applied(self, state: State, rng: Rng) -> tuple[JSON, State | None]:
+        """``resolve``, and the state after its outcome where resolving has it at hand: a round's from the
+        hands just played, the robot race's from its last round, the accusations' from the score (the
+        audit then applies no outcome a second time)."""
+        stage = state["stage"]
+        if stage == "round":
+            played = race.resolve_orders_applied(state)
+            if played is None:
+                return self.resolve(state, rng), None
+            outcome, after = played
+        elif stage == "accusation":
+            outcome = self.resolve(state, rng)
+            after = dict(state)
+            after.update(accusations=outcome["public"]["accusations"], result=outcome["public"]["result"],
+                         stage="over")
+            return outcome, after
+        else:  # the robots' race: its algorithms are the state's (copied, equal), as apply_outcome sets them
+            outcome, after = robot.run_race_applied(state)
+        return outcome, _settled(after)
+
     def apply_outcome(self, state: State, outcome: JSON) -> State:
         public = outcome["public"]
         if state["stage"] == "round":
@@ -300,6 +320,17 @@ def _check_accusation(state: State, actor: str, name: str | None) -> None:
             "tarnished: disqualifications",
             f"{accused['name']} was withdrawn from the race: accuse an athlete who ran, or nobody",
         )
+
+
+def _settled(state: State | None) -> State | None:
+    """``_after_race`` of a state made while resolving, or None where it raises (the outcome applied
+    would raise too, and resolving must not)."""
+    if state is None:
+        return None
+    try:
+        return _after_race(state)
+    except Exception:
+        return None
 
 
 def _after_race(state: State) -> State:

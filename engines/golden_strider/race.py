@@ -11,6 +11,8 @@ from engines.golden_strider import rules
 from engines.golden_strider.rules import Card
 
 Plan = dict[str, Any]  # {"card": index|None, "move", "bank", "deduct", "energiza", "boost", "cards", "drug"}
+# What a round played for one runner: the runner, the hand it played from, the index played, those forfeited, its row.
+Played = tuple[dict[str, Any], list[Card], int, list[int], dict[str, Any]]
 
 
 def active(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -163,15 +165,10 @@ def _run_card(
 
 def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
     """Fold a recorded round: new hands, squares, positions and restitution owed."""
-    # A new state sharing what it does not change (states are never mutated): only the
-    # runners are copied, as they are updated in place below.  Its keys stay in the state's
-    # order, so the fold's canonical step finds the replaced values key by key (a key moved
-    # to the end made it sort and walk the whole state every round).
-    new = dict(state)
-    new["runners"] = [dict(runner) for runner in state["runners"]]
+    runners = [dict(runner) for runner in state["runners"]]  # copies, updated in place below
     public = outcome["public"]
     drugs = outcome.get("secret", {}).get("drugs", {})
-    by_id = {r["id"]: r for r in new["runners"]}
+    by_id = {r["id"]: r for r in runners}
     for row in public["rows"]:
         runner = by_id[row["runner"]]
         gone = {row["played"], *row.get("forfeited", [])}
@@ -182,12 +179,7 @@ def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any
         if used:
             runner["drug"] = used["drug"]
             runner["boost_used"] = runner.get("boost_used", False) or used["boost"] > 0
-    new["history"] = [*state["history"], {"round": public["round"], "rows": public["rows"]}]
-    new["orders"] = {}
-    new["round"] = public["round"] + 1
-    if public["over"]:
-        new["race_over"] = True
-    return new
+    return _next_round(state, runners, public)
 
 
 def standings(state: dict[str, Any]) -> dict[str, Any]:
@@ -220,12 +212,83 @@ def resolve_orders(state: dict[str, Any]) -> dict[str, Any] | None:
     to give or raise (tests/engines/golden_strider/test_fast_paths.py compares them).
     """
     try:
-        return _resolve_orders(state)
+        return _resolve_orders(state)[0]
     except Exception:
         return None
 
 
-def _resolve_orders(state: dict[str, Any]) -> dict[str, Any]:
+def resolve_orders_applied(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """``resolve_orders``, and ``apply_round`` of its outcome (round-tripped) where it can be built from the
+    round just played (None: let ``apply_round`` read it).  The audit resolves every round and folds the
+    state after it: the runners' new hands are the hands they played from, less the cards gone, plus the
+    replacement, instead of every card read back from its label (tests/engines/golden_strider/
+    test_resolve_applied.py compares the two)."""
+    try:
+        outcome, played = _resolve_orders(state)
+    except Exception:
+        return None
+    try:
+        return outcome, _played_round(state, outcome, played)
+    except Exception:  # whatever apply_round would make of it, it decides
+        return outcome, None
+
+
+def _played_round(state: dict[str, Any], outcome: dict[str, Any], played: list[Played]) -> dict[str, Any] | None:
+    """``apply_round(state, roundtrip(outcome))`` for the round ``_resolve_orders`` played, or None where reading
+    the labels back could give other cards.  A card is exactly what its label reads back as when its value and
+    turn are whole numbers (not bools): so they are in every hand of a state, which only ``apply_round`` (from
+    labels) and this (from such hands) fill, except a first round's, made from an order's values or the default
+    cards, checked here."""
+    public = outcome["public"]
+    round_no = public["round"]
+    if type(round_no) is not int:
+        return None
+    drugs = outcome["secret"].get("drugs", {})
+    runners = []
+    for runner, hand, index, forfeited, row in played:
+        value = row["R"]
+        if type(value) is not int or (runner["cards"] is None and not _whole(hand)):
+            return None
+        if forfeited:  # rule 8 at expiry: the cards that could not be played go too
+            cards = [card for i, card in enumerate(hand) if i != index and i not in forfeited]
+        else:
+            cards = hand.copy()
+            del cards[index]
+        cards.append({"value": value, "turn": round_no})
+        new = {**runner, "cards": cards, "square": row["S"], "position": row["P"], "owed": row["O"],
+               "cf": row.get("cf", False)}
+        used = drugs.get(runner["id"])
+        if used:
+            new["drug"] = used["drug"]
+            new["boost_used"] = runner.get("boost_used", False) or used["boost"] > 0
+        runners.append(new)
+    if len(runners) != len(state["runners"]):  # withdrawn runners, copied as apply_round copies them
+        after = {runner["id"]: runner for runner in runners}
+        runners = [after.get(runner["id"]) or dict(runner) for runner in state["runners"]]
+    return _next_round(state, runners, public)
+
+
+def _whole(hand: list[Card]) -> bool:
+    """Every card's value a whole number (a first round's hand: every turn is 0)."""
+    return all(type(card["value"]) is int for card in hand)
+
+
+def _next_round(state: dict[str, Any], runners: list[dict[str, Any]], public: dict[str, Any]) -> dict[str, Any]:
+    """The state after a round whose runners are ``runners``: its row in the history, the order book cleared.
+    A new state sharing what it does not change (states are never mutated), its keys in the state's order,
+    so the fold's canonical step finds the replaced values key by key (a key moved to the end made it sort
+    and walk the whole state every round)."""
+    new = dict(state)
+    new["runners"] = runners
+    new["history"] = [*state["history"], {"round": public["round"], "rows": public["rows"]}]
+    new["orders"] = {}
+    new["round"] = public["round"] + 1
+    if public["over"]:
+        new["race_over"] = True
+    return new
+
+
+def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]]:
     opts = state["options"]
     round_no = state["round"]
     orders = state["orders"]
@@ -294,12 +357,12 @@ def _resolve_orders(state: dict[str, Any]) -> dict[str, Any]:
                 boost, square = wanted, square + wanted
         forfeited = [i for i in due if i != index]
         labels = [f"{c['value']}/{c['turn']}" for c in hand]
-        moves.append((runner, labels, index, forfeited, paid, move, bank, square, trip, auto, drug, extra, boost))
+        moves.append((runner, hand, labels, index, forfeited, paid, move, bank, square, trip, auto, drug, extra, boost))
     before = rules.positions({r["id"]: r["square"] for r in runners})
-    after = rules.positions({m[0]["id"]: m[7] for m in moves})
+    after = rules.positions({m[0]["id"]: m[8] for m in moves})
 
     rows, secret, private = [], {}, {}
-    for runner, labels, played, forfeited, paid, move, bank, square, trip, auto, drug, energiza, boost in moves:
+    for runner, _, labels, played, forfeited, paid, move, bank, square, trip, auto, drug, energiza, boost in moves:
         rid = runner["id"]
         place = after[rid]
         bonus = bonuses[place - 1] if place <= len(bonuses) else 0
@@ -312,4 +375,5 @@ def _resolve_orders(state: dict[str, Any]) -> dict[str, Any]:
                          cost + carried + balance, carried, auto, trip, forfeited))
         if drug is not None:
             _drug_used(secret, private, runner, drug, energiza, boost)
-    return _outcome(rows, secret, private, order, round_no, length, max_rounds)
+    played = [(move[0], move[1], move[3], move[4], row) for move, row in zip(moves, rows)]  # rows not yet by place
+    return _outcome(rows, secret, private, order, round_no, length, max_rounds), played
