@@ -9,7 +9,7 @@ import gc
 import hashlib
 import json
 import operator
-from itertools import chain, compress, repeat
+from itertools import compress, repeat
 from typing import Any
 
 import orjson
@@ -244,7 +244,7 @@ def _replaced(value: dict, base: dict) -> list[Any] | None:
 _ORJSON_INTS = range(-(2**63), 2**64)  # what orjson can write; anything wider fails the round trip
 _ORJSON_NESTING = 254  # containers within containers that orjson.dumps writes; one more fails
 _MISSING = object()
-_STR = {str}
+STR_ONLY = frozenset({str})  # ``set(map(type, items)) <= STR_ONLY``: every item is exactly a str
 _SMALL = 8  # a new dict of this many keys or fewer costs orjson less than a walk
 
 
@@ -279,10 +279,12 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
             # The usual step: copy base (in C) and redo only the values that are not base's.
             if len(changed) < len(base):
                 out = dict(base)
+                inner = depth + 1
                 for key in changed:
-                    out[key] = _reuse(value[key], base[key], depth + 1)
+                    item = value[key]  # most often a count or a score: kept as it is, without a call
+                    out[key] = item if type(item) is int and item in _ORJSON_INTS else _reuse(item, base[key], inner)
                 return out
-        elif len(value) > _SMALL and set(map(type, value)) <= _STR and all(map(_utf8, value.keys() - base.keys())):
+        elif len(value) > _SMALL and set(map(type, value)) <= STR_ONLY and all(map(_utf8, value.keys() - base.keys())):
             # Keys added or removed (exactly str and valid UTF-8, as orjson takes them): walk in sorted order.
             keys = sorted(value)
             items, olds, depth = map(value.__getitem__, keys), map(base.get, keys, repeat(_MISSING)), depth + 1
@@ -292,8 +294,14 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
         changed = list(compress(range(len(value)), map(operator.is_not, value, base)))
         if len(changed) < min(len(value), len(base)):
             out = list(value)
-            for index in chain(changed, range(len(base), len(value))):
-                out[index] = _reuse(value[index], base[index] if index < len(base) else _MISSING, depth + 1)
+            inner = depth + 1
+            for index in changed:
+                item = value[index]
+                out[index] = item if type(item) is int and item in _ORJSON_INTS else _reuse(item, base[index], inner)
+            if len(value) > len(base):
+                # The items appended, in one call: the list of them sits where this list does, so they sit
+                # where they are, and come after every item above in orjson's order.
+                out[len(base):] = _roundtrip_at(value[len(base):], depth)
             return out
     # New, not a container both have, a float, a tuple, or a container none of whose items come from
     # base (cheaper for orjson whole than walked): orjson itself.

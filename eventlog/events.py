@@ -17,7 +17,7 @@ import secrets
 from datetime import datetime, timezone
 from typing import Any
 
-from engines.canonical import canonical_json, plain_canonical_bytes, plain_canonical_bytes_each, sha256_hex
+from engines.canonical import STR_ONLY, canonical_json, plain_canonical_bytes, plain_canonical_bytes_each, sha256_hex
 
 GENESIS = "0" * 64
 
@@ -108,7 +108,7 @@ def _links_hold(events: list[Event], texts: list[bytes]) -> bool:
     hashes = [event.get("hash") for event in events]
     prevs = [event.get("prev_hash") for event in events]
     if not ([event.get("seq") for event in events] == list(range(1, len(events) + 1))
-            and set(map(type, hashes)) <= _STR >= set(map(type, prevs))
+            and set(map(type, hashes)) <= STR_ONLY >= set(map(type, prevs))
             and prevs[:1] == [GENESIS] and prevs[1:] == hashes[:-1]):
         return False
     try:
@@ -116,9 +116,6 @@ def _links_hold(events: list[Event], texts: list[bytes]) -> bool:
     except UnicodeEncodeError:
         return False
     return hashes == [digest.hexdigest() for digest in map(hashlib.sha256, links)]
-
-
-_STR = {str}
 
 
 def _bodies(events: list[Event]) -> list[Event]:

@@ -237,3 +237,26 @@ def test_in_roundtrip_form_answers_as_the_round_trip_compared_exactly() -> None:
         assert in_roundtrip_form(item) == expected
         answers.add(expected)
     assert answers == {True, False}
+
+
+def test_items_appended_to_a_list_are_round_tripped_as_the_whole_list_would_be() -> None:
+    """``roundtrip_reusing`` is ``roundtrip``: the items a step appends go through orjson in one call, as a list
+    where the list sits, after the items it replaced (orjson's order): so the same nesting limit, the same
+    first error."""
+    base = roundtrip({"a": {"b": {"c": [1, 2], "d": 0}, "e": 0}, "keep": [1]})  # each level kept in part
+    tails: list[list[Any]] = [[3], [3, {"z": 1, "y": [2, "é"]}], [2**64], [3, 2**64 - 1, "\ud800"], ["\ud800", 2**64],
+                              [(1, 2), 1.5, float("nan")], [{1: "int key"}]]
+    tails += [[_deep(levels)] for levels in (249, 250, 251, 252)]  # 251 deep: past the limit, there
+    for tail in tails:
+        for replaced in (2, 5, 2**64, "\udfff", _deep(249), _deep(251)):
+            value = {**base, "a": {**base["a"], "b": {**base["a"]["b"], "c": [1, replaced, *tail]}}}
+            assert _outcome(roundtrip_reusing, value, base) == _outcome(roundtrip, value), (tail, replaced)
+
+
+def test_whole_numbers_replaced_in_a_dict_or_list_are_kept_only_within_orjsons_range() -> None:
+    """``roundtrip_reusing`` is ``roundtrip``: a replaced int is taken as it is only where orjson writes it."""
+    base = roundtrip({"scores": {f"p{i}": i for i in range(12)}, "rows": [0, 1, 2, 3]})
+    for number in (7, 2**64 - 1, -(2**63), 2**64, -(2**63) - 1, True, 1.0):
+        for value in ({**base, "scores": {**base["scores"], "p3": number}},
+                      {**base, "rows": [0, number, 2, 3]}):
+            assert _outcome(roundtrip_reusing, value, base) == _outcome(roundtrip, value), number
