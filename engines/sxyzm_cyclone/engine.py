@@ -145,7 +145,7 @@ class SxyzmCyclone(Engine):
         """Record the turn order; it is played when the turn resolves (a new order replaces it)."""
         new = dict(state)  # only the order changes; the rest is shared (states are never mutated)
         new["order"] = [{"cube": m["cube"], "toward": m["toward"]} for m in action["moves"]]
-        checked = getattr(_last, "checked", None)
+        checked = _last.checked
         if checked is not None and checked.state is state:
             checked.applied = new  # the state validate's play may serve (see _checked_play)
         return new
@@ -348,7 +348,7 @@ def _left_without_winner(state: State, active: list[str]) -> bool:
     to storage form), so the next turn meets a board equal to the one the last play left, never the same.
     (``winners`` reads every cube in the colours' bases as a name, or raises: the bases a play left hold
     strings, so bases equal to them hold the same strings in the same lists.)"""
-    left = getattr(_last, "left", None)
+    left = _last.left
     return (left is not None and active == left.active and state["colours"] == left.colours
             and state["bases"] == left.bases)
 
@@ -365,9 +365,14 @@ class _Checked:
     applied: State | None = None  # the state apply_action made last of ``state`` (any order)
 
 
-# .checked: the _Checked of this thread's last valid order, until resolved; .left: the _Left of the last play
-# that ended without a winner
-_last = threading.local()
+class _Kept(threading.local):
+    """What the last calls in this thread kept for the next.  The class values are every thread's until it
+    sets its own (so reading one never fails: a missing attribute would cost a caught AttributeError)."""
+    checked: _Checked | None = None  # this thread's last valid order, until resolved
+    left: _Left | None = None  # the last play that ended without a winner
+
+
+_last = _Kept()
 
 
 def _checked_play(state: State, moves: list[rules.Move]) -> _Played | None:
@@ -375,7 +380,7 @@ def _checked_play(state: State, moves: list[rules.Move]) -> _Played | None:
     as playing reads it: the state is the one ``apply_action`` made last of the state checked (every value
     but the order the same; states are never changed in place) and each move's cube and target the same
     strings.  None otherwise.  Handed out once: the board and records become the resolution's."""
-    checked = getattr(_last, "checked", None)
+    checked = _last.checked
     if checked is None:
         return None
     _last.checked = None

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import copy
+import threading
 from functools import cache
 from typing import Any
 from unittest import mock
@@ -179,7 +180,7 @@ def _checked_and_resolved(state: State, player: str, action: dict[str, Any]) -> 
 
 def _fresh(state: State, player: str, action: dict[str, Any]) -> bytes:
     """``_checked_and_resolved`` with nothing kept from earlier calls, keeping what they kept."""
-    kept = getattr(cyclone._last, "checked", None), getattr(cyclone._last, "left", None)
+    kept = cyclone._last.checked, cyclone._last.left
     _forget()
     checked = _checked_and_resolved(state, player, action)
     cyclone._last.checked, cyclone._last.left = kept
@@ -308,3 +309,20 @@ def test_a_board_left_without_winner_with_other_colours_in_play_is_checked_for_w
     with pytest.raises(RuleError) as refused:
         ENGINE.validate(after, "p1", twice)
     assert refused.value.rule == cyclone.RULE_WON
+
+
+def test_a_play_is_kept_for_its_own_thread_only() -> None:
+    """What validate kept serves the resolution in its thread; another thread (a worker's) plays afresh."""
+    state = _game_states(0, 0)[0]
+    player = ENGINE.phase(state).awaiting[0]
+    action = {"type": "turn", "moves": random_moves(state, state["current"], state["roll"], Rng(SEED, "thread"))}
+    applied = ENGINE.apply_action(state, player, action)
+    expected = _played_afresh(applied)
+    ENGINE.validate(state, player, action)
+    applied = ENGINE.apply_action(state, player, action)
+    elsewhere: list[tuple[bytes, int]] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(_resolved_counting_plays(applied)))
+    thread.start()
+    thread.join()
+    assert elsewhere == [(expected, 1)]
+    assert _resolved_counting_plays(applied) == (expected, 0)
