@@ -325,20 +325,20 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
             if hand is None:
                 hand = rules.starting_hand(list(default_cards))
         drug = (runner.get("drug") or drug or "clean") if tarnished else None  # drug_for
-        deadlines = [card["turn"] + life for card in hand]  # rules.deadline of each card: whole numbers
-        due = [i for i, d in enumerate(deadlines) if d <= round_no] if at_expiry else ()  # rules.expiring
-        auto = chosen is None
-        if auto:
-            pass
-        elif at_expiry:  # not rules.keeps_seven_turn_rule: another card expires now, and not this one
-            auto = deadlines[chosen] > round_no and bool(due)
+        if at_expiry:  # rules.expiring; not rules.keeps_seven_turn_rule: another card expires now, and not this one
+            due = [i for i, card in enumerate(hand) if card["turn"] + life <= round_no]
+            auto = chosen is None or (chosen not in due and bool(due))
         else:  # not rules.keeps_seven_turn_rule: the others cannot all be played by their deadlines
-            bound = round_no + 1
-            for d in sorted(d for i, d in enumerate(deadlines) if i != chosen):
-                if d < bound:
-                    auto = True
-                    break
-                bound += 1
+            due = ()
+            deadlines = [card["turn"] + life for card in hand]  # rules.deadline of each card
+            auto = chosen is None
+            if not auto:
+                bound = round_no + 1
+                for d in sorted(d for i, d in enumerate(deadlines) if i != chosen):
+                    if d < bound:
+                        auto = True
+                        break
+                    bound += 1
         index = rules.forced_card(hand, round_no, mode) if auto else chosen
         value = hand[index]["value"]
         owed = runner["owed"]

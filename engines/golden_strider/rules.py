@@ -126,14 +126,14 @@ def keeps_seven_turn_rule(hand: list[Card], index: int, round_no: int, mode: str
     ``ahead``: only if every other card can still be played by its deadline, one a
     round (earliest deadline first).  ``at_expiry``: only if no other card expires now.
     """
-    rest = [c["turn"] + CARD_LIFE for i, c in enumerate(hand) if i != index]  # deadline() of the others
-    if mode == "at_expiry":
+    if mode == "at_expiry":  # every order checked asks this: no list of the others' deadlines is built
         if hand[index]["turn"] + CARD_LIFE <= round_no:
             return True
-        for d in rest:
-            if not d > round_no:
+        for card in hand:  # the others (this card, which does not expire now, changes nothing)
+            if not card["turn"] + CARD_LIFE > round_no:
                 return False
         return True
+    rest = [c["turn"] + CARD_LIFE for i, c in enumerate(hand) if i != index]  # deadline() of the others
     j = 0
     for d in sorted(rest):
         if not d >= round_no + 1 + j:

@@ -246,3 +246,14 @@ def test_an_order_let_through_at_once_passes_every_check() -> None:
             assert plain == ("ok", None)
         assert _outcome(ENGINE.validate, state, actor, action) == plain
     assert quick > 0.8 * passed > 500
+
+
+def test_an_order_for_a_runner_whose_owner_is_no_player_is_not_let_through_at_once() -> None:
+    """The quick path also asks that the actor is a player of the game, as ``check_order`` does: a state whose
+    runner belongs to someone not among the players (no step makes one, a test can) gets check_order's error."""
+    state = next(s for s in _played_states() if s["stage"] == "round" and s["round"] > 1)
+    action = load_action(ENGINE, ENGINE.bot_action(state, "p1", Rng("orders", "p1")))
+    assert orders.plainly_valid_play(state, "p1", action)
+    state = {**state, "players": [p for p in state["players"] if p["id"] != "p1"]}
+    assert not orders.plainly_valid_play(state, "p1", action)
+    assert _outcome(ENGINE.validate, state, "p1", action) == _outcome(check_order, state, "p1", action) != ("ok", None)
