@@ -1,16 +1,12 @@
 """Who orders what: finding a player's runner and checking a play against the rules."""
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from engines.contract import RuleError, not_now
 from engines.golden_strider import rules
 from engines.golden_strider.race import Plan, active, held
 from engines.golden_strider.tarnished import starting_total
-
-
-_PLAYER_ID = itemgetter("id")
 
 
 def own_runners(state: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
@@ -141,7 +137,10 @@ def _plainly_valid_play(state: dict[str, Any], actor: str, action: dict[str, Any
     if action["type"] != "play" or state["stage"] != "round":
         return False
     runner = find_runner(state, actor, action.get("runner"))  # one of the actor's runners: they have some
-    if actor not in map(_PLAYER_ID, state["players"]):  # and a player of the game
+    for player in state["players"]:  # and a player of the game
+        if player["id"] == actor:
+            break
+    else:
         return False
     if action.get("drug") or action.get("energiza") or action.get("boost"):
         return False
