@@ -130,6 +130,8 @@ def test_validates_play_never_serves_another_state_or_order(turn: tuple, other: 
         other_state, other_player, other_action = other
         if other_state is state and not other_action["moves"] and not action["moves"]:
             return  # the same (empty) order on the same state
+        if not _validated(other_state, other_player, other_action):
+            return  # an order no check lets through can break the play (a buried cube lifted, then missing)
         applied = ENGINE.apply_action(other_state, other_player, other_action)
     expected = _played_afresh(applied)
     ENGINE.validate(state, player, action)
