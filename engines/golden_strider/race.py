@@ -319,7 +319,8 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
                 hand = rules.starting_hand(list((plan or {}).get("cards") or default_cards))
             chosen = rules.find_card(hand, plan["card"])
             wanted_move, wanted_bank, deduct = plan["move"], plan["bank"], plan["deduct"]
-            energiza, wanted_boost, drug = plan.get("energiza", 0), plan.get("boost", 0), plan.get("drug")
+            if tarnished:  # read only for the drugs (a plan is a dict here: get raises nothing)
+                energiza, wanted_boost, drug = plan.get("energiza", 0), plan.get("boost", 0), plan.get("drug")
         else:
             plan = chosen = drug = None
             if hand is None:
@@ -358,19 +359,19 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
         forfeited = [i for i in due if i != index]
         labels = [f"{c['value']}/{c['turn']}" for c in hand]
         moves.append((runner, hand, labels, index, forfeited, paid, move, bank, square, trip, auto, drug, extra, boost))
-    before = rules.positions({r["id"]: r["square"] for r in runners})
-    after = rules.positions({m[0]["id"]: m[8] for m in moves})
+    before = rules.places([r["square"] for r in runners])
+    after = rules.places([m[8] for m in moves])
 
     rows, secret, private = [], {}, {}
-    for runner, _, labels, played, forfeited, paid, move, bank, square, trip, auto, drug, energiza, boost in moves:
+    for moved, place, earlier in zip(moves, after, before):
+        runner, _, labels, played, forfeited, paid, move, bank, square, trip, auto, drug, energiza, boost = moved
         rid = runner["id"]
-        place = after[rid]
         bonus = bonuses[place - 1] if place <= len(bonuses) else 0
         raw = min(rules.CARD_MAX, 2 * (bank + (enduron_bank if drug == "enduron" else 0)) + bonus)
         penalty = trip["penalty"] if trip else 0
         value, balance = max(0, raw - penalty), max(0, penalty - raw)
         carried = runner["owed"] - paid
-        cost = 0 if round_no <= free_rounds else max(0, before[rid] - place)
+        cost = 0 if round_no <= free_rounds else max(0, earlier - place)
         rows.append(_row(rid, labels + [f"{value}/{round_no}"], played, paid, move, bank, value, square, place,
                          cost + carried + balance, carried, auto, trip, forfeited))
         if drug is not None:

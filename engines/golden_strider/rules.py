@@ -211,8 +211,14 @@ def positions(squares: dict[str, int]) -> dict[str, int]:
     Past the finish the square is the distance run, so rule 3's "furthest past the
     post is ahead" is the same ordering.
     """
-    ordered = sorted(squares.values(), reverse=True)
-    return {rid: ordered.index(sq) + 1 for rid, sq in squares.items()}
+    return dict(zip(squares, places(list(squares.values()))))
+
+
+def places(squares: list[int]) -> list[int]:
+    """``positions`` of squares listed in field order: each runner's place, in the same order (no dicts built,
+    for the round's resolution)."""
+    ordered = sorted(squares, reverse=True)
+    return [ordered.index(sq) + 1 for sq in squares]
 
 
 def positional_bonus(position: int, field_size: int) -> int:
