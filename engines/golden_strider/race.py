@@ -5,11 +5,13 @@ plans; ``apply_round`` only reads those rows, so a replay never recomputes the r
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from engines.golden_strider import rules
 from engines.golden_strider.rules import Card
 
+_PLACE = itemgetter("P")  # a row's place
 Plan = dict[str, Any]  # {"card": index|None, "move", "bank", "deduct", "energiza", "boost", "cards", "drug"}
 # What a round played for one runner: the runner, the hand it played from, the index played, those forfeited, its row.
 Played = tuple[dict[str, Any], list[Card], int, list[int], dict[str, Any]]
@@ -112,10 +114,15 @@ def _drug_used(secret: dict[str, Any], private: dict[str, Any], runner: dict[str
     private.setdefault(runner["owner"], {})[runner["id"]] = used
 
 
-def _outcome(rows: list[dict[str, Any]], secret: dict[str, Any], private: dict[str, Any], order: dict[str, int],
-             round_no: int, length: int, max_rounds: int) -> dict[str, Any]:
-    """The round's outcome: rows by place (ties in field order), and whether the race is over."""
-    rows.sort(key=lambda row: (row["P"], order[row["runner"]]))
+def _outcome(rows: list[dict[str, Any]], secret: dict[str, Any], private: dict[str, Any],
+             order: dict[str, int] | None, round_no: int, length: int, max_rounds: int) -> dict[str, Any]:
+    """The round's outcome: rows by place (ties in field order), and whether the race is over.  ``order``: each
+    runner's index in the field; None when the rows are in field order, one per runner, as a stable sort by
+    place then keeps ties."""
+    if order is None:
+        rows.sort(key=_PLACE)
+    else:
+        rows.sort(key=lambda row: (row["P"], order[row["runner"]]))
     over = any(row["S"] >= length for row in rows) or round_no >= max_rounds or not rows
     outcome: dict[str, Any] = {"public": {"round": round_no, "rows": rows, "over": over}, "private": {}, "secret": {}}
     if secret:
@@ -293,8 +300,7 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
     round_no = state["round"]
     orders = state["orders"]
     everyone = state["runners"]
-    order = {r["id"]: i for i, r in enumerate(everyone)}
-    if len(order) != len(everyone):
+    if len({r["id"] for r in everyone}) != len(everyone):
         raise ValueError("runner ids repeat")  # the plain path's dicts by id decide what that gives
     runners = [r for r in everyone if not r["withdrawn"]]
     length = race_length(opts)
@@ -377,4 +383,4 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
         if drug is not None:
             _drug_used(secret, private, runner, drug, energiza, boost)
     played = [(move[0], move[1], move[3], move[4], row) for move, row in zip(moves, rows)]  # rows not yet by place
-    return _outcome(rows, secret, private, order, round_no, length, max_rounds), played
+    return _outcome(rows, secret, private, None, round_no, length, max_rounds), played
