@@ -262,8 +262,12 @@ def _played_round(state: dict[str, Any], outcome: dict[str, Any], played: list[P
             cards = hand.copy()
             del cards[index]
         cards.append({"value": value, "turn": round_no})
-        new = {**runner, "cards": cards, "square": row["S"], "position": row["P"], "owed": row["O"],
-               "cf": row.get("cf", False)}
+        new = dict(runner)  # a copy in C, then the fields the row changes (cheaper than a dict display)
+        new["cards"] = cards
+        new["square"] = row["S"]
+        new["position"] = row["P"]
+        new["owed"] = row["O"]
+        new["cf"] = row.get("cf", False)
         used = drugs.get(runner["id"])
         if used:
             new["drug"] = used["drug"]
