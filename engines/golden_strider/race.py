@@ -366,7 +366,7 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
         if wanted and not runner.get("boost_used") and not auto:
             if square >= length if past_post else square + wanted >= length:
                 boost, square = wanted, square + wanted
-        forfeited = [i for i in due if i != index]
+        forfeited = [i for i in due if i != index] if due else []
         labels = [f"{c['value']}/{c['turn']}" for c in hand]
         moves.append((runner, hand, labels, index, forfeited, paid, move, bank, square, trip, auto, drug, extra, boost))
     before = rules.places([r["square"] for r in runners])
