@@ -80,11 +80,12 @@ def _resolve_moving(state: State, rng: Rng) -> JSON:
         letters = list(sub["options"])
         randomised[p] = {}
         if None in letters:  # most submit every round: nothing to draw
-            draw = None  # forked at the first missing option (a fork hashes)
-            for i, letter in enumerate(letters):
-                if letter is None and not (p in rebounds and rebounds[p]["round"] == i + 1):
-                    draw = draw or rng.fork("options", p)
-                    letters[i] = draw.choice(rules.OPTIONS)
+            missing = [i for i, letter in enumerate(letters)
+                       if letter is None and not (p in rebounds and rebounds[p]["round"] == i + 1)]
+            if missing:  # forked only then (a fork hashes); a rng.choice of an option for each, in order
+                picks = rng.fork("options", p).belows(len(rules.OPTIONS), len(missing))
+                for i, pick in zip(missing, picks):
+                    letters[i] = rules.OPTIONS[pick]
                     randomised[p][str(i + 1)] = letters[i]
         choices[p] = letters
     played_rounds = [

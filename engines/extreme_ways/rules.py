@@ -29,22 +29,45 @@ GOLD_PER_GARNET_AWARDED = 15
 def generate_candidates(rng: Rng, move_range: int) -> list[Move]:
     """Four distinct candidate moves, each coordinate uniform in [-range, range], never (0, 0).
 
-    A coordinate is ``rng.randint(-move_range, move_range)``, drawn as the ``below`` that randint
-    adds ``-move_range`` to (the same draws, without a call per coordinate: setup draws hundreds).
+    A coordinate is ``rng.randint(-move_range, move_range)``: the ``below`` that randint adds ``-move_range``
+    to, drawn a move at a time until four are kept.  Each missing move needs at least one more pair, so the
+    pairs are drawn that many at once (``Rng.belows``, the same draws: setup draws hundreds), and none is
+    drawn that the move-at-a-time loop would not draw.
     """
-    below, span = rng.below, 2 * move_range + 1
+    span = 2 * move_range + 1
     moves: list[Move] = []
     while len(moves) < 4:
-        move = [below(span) - move_range, below(span) - move_range]
-        if move != [0, 0] and move not in moves:
-            moves.append(move)
+        coordinates = iter(rng.belows(span, 2 * (4 - len(moves))))
+        for x, y in zip(coordinates, coordinates):
+            move = [x - move_range, y - move_range]
+            if move != [0, 0] and move not in moves:
+                moves.append(move)
     return moves
 
 
 def generate_round(rng: Rng, move_range: int) -> dict[str, Any]:
-    """One bidding round: candidates and the true move's index for each of options A-D."""
-    candidates = {letter: generate_candidates(rng, move_range) for letter in OPTIONS}
-    true = {letter: rng.below(4) for letter in OPTIONS}
+    """One bidding round: candidates and the true move's index for each of options A-D.
+
+    The candidates are ``generate_candidates`` of A, then of B, C and D, from one walk over the pairs drawn:
+    each pair goes to the first option still short of four moves.  Every move still missing needs at least
+    one more pair, so that many are drawn at once (fewer calls; none drawn that the option-at-a-time loop
+    would not draw).  Then a ``rng.below(4)`` for each option's true move.
+    """
+    span = 2 * move_range + 1
+    candidates: dict[str, list[Move]] = {letter: [] for letter in OPTIONS}
+    filling = iter(candidates.values())
+    moves = next(filling)
+    missing = 4 * len(OPTIONS)
+    while missing:
+        coordinates = iter(rng.belows(span, 2 * missing))
+        for x, y in zip(coordinates, coordinates):
+            move = [x - move_range, y - move_range]
+            if move != [0, 0] and move not in moves:
+                moves.append(move)
+                missing -= 1
+                if len(moves) == 4 and missing:
+                    moves = next(filling)
+    true = dict(zip(OPTIONS, rng.belows(4, len(OPTIONS))))
     return {"candidates": candidates, "true": true}
 
 
@@ -76,22 +99,23 @@ def packet_contents(
     return {
         "1": {"A": {"true": list(candidates["A"][true["A"]])}},
         "2": {"B": {"false": _pair(candidates, true, split, "B")}, "C": {"false": _pair(candidates, true, split, "C")}},
-        "3": {"B": {"false": _single(candidates, split, "B")}, "D": {"false": _pair(candidates, true, split, "D")}},
-        "4": {"C": {"false": _single(candidates, split, "C")}, "D": {"false": _single(candidates, split, "D")}},
-    }
-
-
-def _single(candidates: Mapping[str, Sequence[Move]], split: Mapping[str, int], letter: str) -> list[Move]:
-    """The false move of ``letter`` in its packet's single-move slot."""
-    return [list(candidates[letter][split[letter]])]
+        "3": {"B": {"false": [list(candidates["B"][split["B"]])]}, "D": {"false": _pair(candidates, true, split, "D")}},
+        "4": {"C": {"false": [list(candidates["C"][split["C"]])]}, "D": {"false": [list(candidates["D"][split["D"]])]}},
+    }  # a letter's single-move slot holds its false move split[letter]
 
 
 def _pair(
     candidates: Mapping[str, Sequence[Move]], true: Mapping[str, int], split: Mapping[str, int], letter: str
 ) -> list[Move]:
-    """The two false moves of ``letter`` not in a single-move slot, in candidate order."""
+    """The two false moves of ``letter`` not in a single-move slot, in candidate order (a loop, not a
+    comprehension: one call fewer, and the bidding resolution makes a round's packets every auction)."""
     true_index, single_index = true[letter], split[letter]
-    return [list(candidates[letter][i]) for i in range(4) if i != true_index and i != single_index]
+    moves = candidates[letter]
+    pair = []
+    for i in range(4):
+        if i != true_index and i != single_index:
+            pair.append(list(moves[i]))
+    return pair
 
 
 def round_packets(
@@ -143,6 +167,11 @@ def play_moves(
     All moves of a round happen at once: a rebound reflects about the chosen player's
     position at the start of that round.  Players not in ``movers`` stay at the origin.
     """
+    if not rebounds:
+        try:
+            return _play_without_rebounds(choices, rounds, movers)
+        except Exception:  # data no engine step makes: the round-by-round loop below raises what it raises
+            pass
     paths: dict[str, list[Move]] = {p: [[0, 0]] for p in choices}
     for number, rnd in enumerate(rounds, start=1):
         candidates, true = rnd["candidates"], rnd["true"]
@@ -159,6 +188,31 @@ def play_moves(
                 assert letter is not None, "missing options are randomised before moving"
                 nxt = step(here, candidates[letter][true[letter]])
             path.append(nxt)
+    return paths
+
+
+def _play_without_rebounds(
+    choices: Mapping[str, Sequence[str | None]], rounds: Sequence[Mapping[str, Any]], movers: Sequence[str]
+) -> dict[str, list[Move]]:
+    """``play_moves`` when nobody rebounds: then no move looks at another player, so each path is played on
+    its own, its true moves summed without a call per step (the audit resolves every Moving Phase).  It
+    raises on data the engine never makes (a move that is not a pair, a letter with no option); the plain
+    loop then says what that gives."""
+    table = [(rnd["candidates"], rnd["true"]) for rnd in rounds]
+    paths: dict[str, list[Move]] = {}
+    for player, letters in choices.items():
+        if player not in movers:
+            paths[player] = [[0, 0] for _ in range(len(table) + 1)]
+            continue
+        x = y = 0
+        path = paths[player] = [[0, 0]]
+        for number, (candidates, true) in enumerate(table):
+            letter = letters[number]
+            assert letter is not None, "missing options are randomised before moving"
+            dx, dy = candidates[letter][true[letter]]
+            x += dx
+            y += dy
+            path.append([x, y])
     return paths
 
 

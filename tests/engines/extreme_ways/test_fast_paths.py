@@ -1,12 +1,15 @@
 """The rule functions' shortcuts must say exactly what the plain rules say (the plain versions are below):
 
 - ``generate_candidates`` draws ``below(2r + 1) - r`` where the rule says ``randint(-r, r)``;
+- ``generate_round`` walks one batch of pairs for options A-D instead of calling it per option;
 - ``award_packets`` groups the bids by amount in one pass instead of one pass per packet;
 - ``packet_contents`` picks a pair's false moves in one comprehension;
-- ``play_moves`` reads a round's candidates and true moves once per round;
+- ``play_moves`` reads a round's candidates and true moves once per round, and without rebounds plays
+  each player's path on its own (falling back to the round-by-round loop on data no engine makes);
 - ``tokens_of_life`` groups the players by coordinate once per axis and sorts without a key;
-- ``resolve`` of the Moving Phase forks a player's ``options`` stream only when it draws from it, and
-  the ``ec`` stream only for a tie-break (a fork draws nothing from its parent).
+- ``resolve`` of the Moving Phase forks a player's ``options`` stream only when it draws from it (and then
+  draws all their missing options in one ``belows``), and the ``ec`` stream only for a tie-break (a fork
+  draws nothing from its parent).
 """
 from __future__ import annotations
 
@@ -110,6 +113,17 @@ def test_generate_candidates_draws_what_randint_draws(seed: str, move_range: int
 
 
 @SETTINGS
+@given(seed=st.text(max_size=6), move_range=st.integers(1, 30))
+def test_generate_round_draws_what_generate_candidates_draws_option_by_option(seed: str, move_range: int) -> None:
+    """Setup: each option's four candidates in turn (A, B, C, D), then a true index below 4 for each."""
+    fast, plain = Rng(seed, "round", 1), Rng(seed, "round", 1)
+    candidates = {letter: plain_generate_candidates(plain, move_range) for letter in rules.OPTIONS}
+    true = {letter: plain.below(4) for letter in rules.OPTIONS}
+    assert rules.generate_round(fast, move_range) == {"candidates": candidates, "true": true}
+    assert fast.below(1000) == plain.below(1000)  # the streams stand at the same place afterwards
+
+
+@SETTINGS
 @given(bids=st.dictionaries(PLAYERS, AMOUNTS, max_size=8))
 def test_award_packets_is_the_plain_ranking(bids: dict[str, Any]) -> None:
     """Any amounts, even forged ones (a string, a boolean equal to 1): same packets, or the same error."""
@@ -148,6 +162,34 @@ def moving_phases(draw: Any) -> tuple[Any, Any, Any, Any]:
 @given(phase=moving_phases())
 def test_play_moves_plays_the_plain_moves(phase: tuple[Any, Any, Any, Any]) -> None:
     assert rules.play_moves(*phase) == plain_play_moves(*phase)
+
+
+ODD_MOVES = st.one_of(MOVES, st.lists(st.integers(-9, 9), min_size=1, max_size=3), st.just("xy"))
+ODD_CANDIDATES = st.fixed_dictionaries({x: st.lists(ODD_MOVES, min_size=4, max_size=4) for x in rules.OPTIONS})
+
+
+@st.composite
+def phases_without_rebounds(draw: Any) -> tuple[Any, Any, Any, Any]:
+    """Moving Phases nobody rebounds in, some with data no engine step makes (a move that is not a pair, a
+    letter with no option, a true index out of range, too few options): play_moves' fallback then answers."""
+    players = draw(st.lists(PLAYERS, min_size=1, max_size=6, unique=True))
+    total = draw(st.integers(0, 5))
+    odd = draw(st.booleans())
+    rounds = [{"candidates": draw(ODD_CANDIDATES if odd else CANDIDATES),
+               "true": {x: draw(st.integers(-5, 5) if odd else st.integers(0, 3)) for x in rules.OPTIONS}}
+              for _ in range(total)]
+    letters = st.sampled_from([*rules.OPTIONS, "Z"]) if odd else st.sampled_from(rules.OPTIONS)
+    choices = {p: [draw(letters) for _ in range(total - (odd and draw(st.booleans())))] for p in players}
+    movers = draw(st.lists(st.sampled_from(players), unique=True))
+    return choices, {}, rounds, movers
+
+
+@SETTINGS
+@given(phase=phases_without_rebounds())
+def test_play_moves_without_rebounds_plays_the_plain_moves(phase: tuple[Any, Any, Any, Any]) -> None:
+    """Rule (Moving Phase): all moves of a round happen at once; without a rebound none looks at another
+    player, so each path is its own.  The same paths, or the same error."""
+    assert outcome_or_error(rules.play_moves, *phase) == outcome_or_error(plain_play_moves, *phase)
 
 
 @SETTINGS
