@@ -5,8 +5,11 @@ from engines.contract import State
 
 
 def active_players(state: State) -> list[str]:
-    """Players still in the game (not ejected by the GM), in join order."""
+    """Players still in the game (not ejected by the GM), in join order (a copy: most games eject nobody,
+    and the auction resolves each round for them)."""
     ejected = state["ejected"]
+    if not ejected:  # always a list: initial_state's, or eject's
+        return list(state["players"])
     return [p for p in state["players"] if p not in ejected]
 
 
