@@ -30,34 +30,32 @@ def generate_candidates(rng: Rng, move_range: int) -> list[Move]:
     """Four distinct candidate moves, each coordinate uniform in [-range, range], never (0, 0).
 
     A coordinate is ``rng.randint(-move_range, move_range)``: the ``below`` that randint adds ``-move_range``
-    to, drawn a move at a time until four are kept.  Each missing move needs at least one more pair, so the
-    pairs are drawn that many at once (``Rng.belows``, the same draws: setup draws hundreds), and none is
-    drawn that the move-at-a-time loop would not draw.
+    to, drawn a move at a time until four are kept (``_draw_moves``).
     """
-    span = 2 * move_range + 1
-    moves: list[Move] = []
-    while len(moves) < 4:
-        coordinates = iter(rng.belows(span, 2 * (4 - len(moves))))
-        for x, y in zip(coordinates, coordinates):
-            move = [x - move_range, y - move_range]
-            if move != [0, 0] and move not in moves:
-                moves.append(move)
-    return moves
+    return _draw_moves(rng, move_range, 1)[0]
 
 
 def generate_round(rng: Rng, move_range: int) -> dict[str, Any]:
     """One bidding round: candidates and the true move's index for each of options A-D.
 
-    The candidates are ``generate_candidates`` of A, then of B, C and D, from one walk over the pairs drawn:
-    each pair goes to the first option still short of four moves.  Every move still missing needs at least
-    one more pair, so that many are drawn at once (fewer calls; none drawn that the option-at-a-time loop
-    would not draw).  Then a ``rng.below(4)`` for each option's true move.
+    The candidates are ``generate_candidates`` of A, then of B, C and D (``_draw_moves``), then a
+    ``rng.below(4)`` for each option's true move.
     """
+    candidates = dict(zip(OPTIONS, _draw_moves(rng, move_range, len(OPTIONS))))
+    true = dict(zip(OPTIONS, rng.belows(4, len(OPTIONS))))
+    return {"candidates": candidates, "true": true}
+
+
+def _draw_moves(rng: Rng, move_range: int, count: int) -> list[list[Move]]:
+    """``count`` lists of four candidate moves, filled one after the other from one walk over the pairs drawn:
+    each pair goes to the first list still short of four.  Every move still missing needs at least one more
+    pair, so that many are drawn at once (``Rng.belows``, the same draws: setup draws hundreds), and none is
+    drawn that the move-at-a-time loop would not draw."""
     span = 2 * move_range + 1
-    candidates: dict[str, list[Move]] = {letter: [] for letter in OPTIONS}
-    filling = iter(candidates.values())
+    lists: list[list[Move]] = [[] for _ in range(count)]
+    filling = iter(lists)
     moves = next(filling)
-    missing = 4 * len(OPTIONS)
+    missing = 4 * count
     while missing:
         coordinates = iter(rng.belows(span, 2 * missing))
         for x, y in zip(coordinates, coordinates):
@@ -67,8 +65,7 @@ def generate_round(rng: Rng, move_range: int) -> dict[str, Any]:
                 missing -= 1
                 if len(moves) == 4 and missing:
                     moves = next(filling)
-    true = dict(zip(OPTIONS, rng.belows(4, len(OPTIONS))))
-    return {"candidates": candidates, "true": true}
+    return lists
 
 
 def false_indices(true_index: int) -> list[int]:
@@ -99,9 +96,14 @@ def packet_contents(
     return {
         "1": {"A": {"true": list(candidates["A"][true["A"]])}},
         "2": {"B": {"false": _pair(candidates, true, split, "B")}, "C": {"false": _pair(candidates, true, split, "C")}},
-        "3": {"B": {"false": [list(candidates["B"][split["B"]])]}, "D": {"false": _pair(candidates, true, split, "D")}},
-        "4": {"C": {"false": [list(candidates["C"][split["C"]])]}, "D": {"false": [list(candidates["D"][split["D"]])]}},
-    }  # a letter's single-move slot holds its false move split[letter]
+        "3": {"B": {"false": _single(candidates, split, "B")}, "D": {"false": _pair(candidates, true, split, "D")}},
+        "4": {"C": {"false": _single(candidates, split, "C")}, "D": {"false": _single(candidates, split, "D")}},
+    }
+
+
+def _single(candidates: Mapping[str, Sequence[Move]], split: Mapping[str, int], letter: str) -> list[Move]:
+    """The false move of ``letter`` in its packet's single-move slot."""
+    return [list(candidates[letter][split[letter]])]
 
 
 def _pair(
