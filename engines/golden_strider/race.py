@@ -180,13 +180,19 @@ def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any
         runner = by_id[row["runner"]]
         gone = {row["played"], *row.get("forfeited", [])}
         runner["cards"] = rules.parse_labels(row["cards"], gone)
-        runner["square"], runner["position"], runner["owed"], runner["cf"] = (
-            row["S"], row["P"], row["O"], row.get("cf", False))
-        used = drugs.get(row["runner"])
-        if used:
-            runner["drug"] = used["drug"]
-            runner["boost_used"] = runner.get("boost_used", False) or used["boost"] > 0
+        _take_row(runner, row, drugs)
     return _next_round(state, runners, public)
+
+
+def _take_row(runner: dict[str, Any], row: dict[str, Any], drugs: dict[str, Any]) -> None:
+    """What a runner's row (and the drug it took) sets in its new copy, besides its hand: square, place,
+    restitution owed and cf, and the drug and Energiza boost used."""
+    runner["square"], runner["position"], runner["owed"], runner["cf"] = (
+        row["S"], row["P"], row["O"], row.get("cf", False))
+    used = drugs.get(runner["id"])
+    if used:
+        runner["drug"] = used["drug"]
+        runner["boost_used"] = runner.get("boost_used", False) or used["boost"] > 0
 
 
 def standings(state: dict[str, Any]) -> dict[str, Any]:
@@ -264,14 +270,7 @@ def _played_round(state: dict[str, Any], outcome: dict[str, Any], played: list[P
         cards.append({"value": value, "turn": round_no})
         new = dict(runner)  # a copy in C, then the fields the row changes (cheaper than a dict display)
         new["cards"] = cards
-        new["square"] = row["S"]
-        new["position"] = row["P"]
-        new["owed"] = row["O"]
-        new["cf"] = row.get("cf", False)
-        used = drugs.get(runner["id"])
-        if used:
-            new["drug"] = used["drug"]
-            new["boost_used"] = runner.get("boost_used", False) or used["boost"] > 0
+        _take_row(new, row, drugs)
         runners.append(new)
     if len(runners) != len(state["runners"]):  # withdrawn runners, copied as apply_round copies them
         after = {runner["id"]: runner for runner in runners}
