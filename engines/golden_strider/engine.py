@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.golden_strider import bots, orders, race, report, robot, rules, tarnished, views
 from engines.golden_strider.schemas import (
@@ -149,7 +150,9 @@ class GoldenStrider(Engine):
     def resolve_applied(self, state: State, rng: Rng) -> tuple[JSON, State | None]:
         """``resolve``, and the state after its outcome where resolving has it at hand: a round's from the
         hands just played, the robot race's from its last round, the accusations' from the score (the
-        audit then applies no outcome a second time)."""
+        audit then applies no outcome a second time).  That state is already in round-trip form (the audit
+        folds it as it is): rows, cards and results are built with their keys sorted, and what comes from the
+        orders (any key order) is round-tripped, in the two stages that happen once a game."""
         stage = state["stage"]
         if stage == "round":
             played = race.resolve_orders_applied(state)
@@ -158,12 +161,20 @@ class GoldenStrider(Engine):
             outcome, after = played
         elif stage == "accusation":
             outcome = self.resolve(state, rng)
+            public = _stored(outcome["public"])  # the accusations, in the order they came in, and the score
+            if public is None:
+                return outcome, None
             after = dict(state)
-            after.update(accusations=outcome["public"]["accusations"], result=outcome["public"]["result"],
-                         stage="over")
+            after.update(accusations=public["accusations"], result=public["result"], stage="over")
             return outcome, after
-        else:  # the robots' race: its algorithms are the state's (copied, equal), as apply_outcome sets them
+        else:
             outcome, after = robot.run_race_applied(state)
+            algorithms = _stored(outcome["public"]["algorithms"])  # the orders' own, as apply_outcome sets them
+            if algorithms is None:
+                return outcome, None
+            after["algorithms"] = algorithms
+            # apply_round leaves a field a runner lacked last (the fold sorts it): here, in its place.
+            after["runners"] = [race.sorted_keys(runner) for runner in after["runners"]]
         return outcome, _settled(after)
 
     def apply_outcome(self, state: State, outcome: JSON) -> State:
@@ -320,6 +331,15 @@ def _check_accusation(state: State, actor: str, name: str | None) -> None:
             "tarnished: disqualifications",
             f"{accused['name']} was withdrawn from the race: accuse an athlete who ran, or nobody",
         )
+
+
+def _stored(value: JSON) -> JSON | None:
+    """``value`` as storage gives it back (``roundtrip``), or None where it cannot be stored (nor then can the
+    outcome applied): for what a state from ``resolve_applied`` takes from the orders, in any key order."""
+    try:
+        return roundtrip(value)
+    except Exception:
+        return None
 
 
 def _settled(state: State | None) -> State | None:

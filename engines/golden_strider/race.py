@@ -92,17 +92,20 @@ def resolve_round(state: dict[str, Any], plans: dict[str, Plan | None]) -> dict[
 def _row(rid: str, cards: list[str], played: Any, paid: int, move: int, bank: int, value: int, square: int,
          place: int, owes: int, carried: int, auto: Any, trip: Any, forfeited: Any) -> dict[str, Any]:
     """A runner's history row (rules 5-14), with the rare remarks only when they apply, to keep the
-    history (and the log) small."""
-    row = {"runner": rid, "cards": cards, "played": played,
-           "D": paid, "M": move, "B": bank, "R": value, "S": square, "P": place, "O": owes}
-    if carried > 0:
-        row["cf"] = True
+    history (and the log) small.  Its keys go in sorted order (``rules.run``'s trip's too), as a round trip gives them:
+    the state after the round holds the row as it is (``GoldenStrider.resolve_applied``)."""
+    row = {"B": bank, "D": paid, "M": move, "O": owes, "P": place, "R": value, "S": square}
     if auto:
         row["auto"] = auto
-    if trip:
-        row["trip"] = trip
+    row["cards"] = cards
+    if carried > 0:
+        row["cf"] = True
     if forfeited:
         row["forfeited"] = forfeited
+    row["played"] = played
+    row["runner"] = rid
+    if trip:
+        row["trip"] = trip
     return row
 
 
@@ -200,17 +203,17 @@ def standings(state: dict[str, Any]) -> dict[str, Any]:
     non-finishers are placed by square (ties share a place)."""
     runners = active(state)
     places = rules.positions({r["id"]: r["square"] for r in runners})
-    table = sorted(
-        ({"runner": r["id"], "name": r["name"], "player": r["owner"], "square": r["square"],
-          "place": places[r["id"]], "finished": r["square"] >= state["race_length"]} for r in runners),
+    table = sorted(  # every dict's keys sorted, as a round trip gives them (resolve_applied's state holds them)
+        ({"finished": r["square"] >= state["race_length"], "name": r["name"], "place": places[r["id"]],
+          "player": r["owner"], "runner": r["id"], "square": r["square"]} for r in runners),
         key=lambda row: row["place"],
     )
     winners = [row["player"] for row in table if row["place"] == 1]
     withdrawn = [
-        {"runner": r["id"], "name": r["name"], "player": r["owner"]}
+        {"name": r["name"], "player": r["owner"], "runner": r["id"]}
         for r in state["runners"] if r["withdrawn"]
     ]
-    return {"winners": winners, "standings": table, "withdrawn": withdrawn, "rounds": state["round"] - 1}
+    return {"rounds": state["round"] - 1, "standings": table, "winners": winners, "withdrawn": withdrawn}
 
 
 def resolve_orders(state: dict[str, Any]) -> dict[str, Any] | None:
@@ -267,11 +270,11 @@ def _played_round(state: dict[str, Any], outcome: dict[str, Any], played: list[P
         else:
             cards = hand.copy()
             del cards[index]
-        cards.append({"value": value, "turn": round_no})
+        cards.append({"turn": round_no, "value": value})  # a card's keys sorted, as in every hand of a state
         new = dict(runner)  # a copy in C, then the fields the row changes (cheaper than a dict display)
         new["cards"] = cards
         _take_row(new, row, drugs)
-        runners.append(new)
+        runners.append(new if len(new) == len(runner) else sorted_keys(new))  # a field the runner lacked
     if len(runners) != len(state["runners"]):  # withdrawn runners, copied as apply_round copies them
         after = {runner["id"]: runner for runner in runners}
         runners = [after.get(runner["id"]) or dict(runner) for runner in state["runners"]]
@@ -295,7 +298,12 @@ def _next_round(state: dict[str, Any], runners: list[dict[str, Any]], public: di
     new["round"] = public["round"] + 1
     if public["over"]:
         new["race_over"] = True
-    return new
+    return new if len(new) == len(state) else sorted_keys(new)  # a key the state lacked goes where it sorts
+
+
+def sorted_keys(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with its keys in sorted order, as a round trip puts them (for the rare dict that gained a key)."""
+    return {key: value[key] for key in sorted(value)}
 
 
 def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]]:

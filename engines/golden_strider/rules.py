@@ -9,7 +9,7 @@ from typing import Any, Iterable
 
 from engines.contract import RuleError
 
-Card = dict[str, int]  # {"value": 0..10, "turn": round received (0 = initial card)}
+Card = dict[str, int]  # {"turn": round received (0 = initial card), "value": 0..10}
 
 HAND_SIZE = 5
 CARD_MAX = 10
@@ -30,7 +30,7 @@ def parse_label(label: str) -> Card:
     card = _CARDS.get(label) if type(label) is str else None
     if card is None:
         value, turn = label.split("/", 1)
-        card = {"value": int(value), "turn": int(turn)}
+        card = {"turn": int(turn), "value": int(value)}  # sorted keys: the round trip's order
         if type(label) is str and len(_CARDS) < _CARDS_MAX:
             _CARDS[label] = card
     return card.copy()  # never the cached dict itself: states own their cards
@@ -58,7 +58,8 @@ def sort_hand(cards: Iterable[Card]) -> list[Card]:
 
 def starting_hand(values: list[int]) -> list[Card]:
     """Rule 2: the five chosen starting cards, all received in turn 0."""
-    return [{"value": v, "turn": 0} for v in sorted(values)]  # sort_hand's order: all turn 0, so by value
+    # sort_hand's order: all turn 0, so by value.  A card's keys sorted, as a round trip gives them.
+    return [{"turn": 0, "value": v} for v in sorted(values)]
 
 
 def check_starting_cards(values: list[int], total: int) -> None:
@@ -263,7 +264,7 @@ def run(start: int, points: int, obstacles: dict[int, int]) -> tuple[int, dict[s
             left -= paid
             if paid < extra:
                 short = extra - paid
-                return square, {"square": square, "unpaid": short, "penalty": 1 + short}
+                return square, {"penalty": 1 + short, "square": square, "unpaid": short}  # keys sorted (history)
     return square, None
 
 

@@ -2,7 +2,9 @@
 hands, the robot race's last round, the accusations' score) instead of applying the outcome again.  Only speed:
 the outcome must be ``resolve``'s, and the state, once round-tripped, exactly ``apply_outcome`` of the outcome
 round-tripped (rules 5-14: new hands, squares, places and restitution; rule 8 forfeits; the Tarnished drugs),
-or None where applying would raise."""
+or None where applying would raise.  The audit folds that state as it is, with no round trip, so it must already be
+in round-trip form (sorted keys, exact JSON types) whenever the state resolved from is as the audit has it: the
+last state folded, with the orders of the phase added by ``apply_action`` in whatever key order the log has."""
 from __future__ import annotations
 
 import copy
@@ -10,10 +12,11 @@ import functools
 import zlib
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engines.canonical import roundtrip
+from engines.canonical import canonical_json, in_roundtrip_form, roundtrip
 from engines.driver import play_bots, player_list
 from engines.golden_strider import ENGINE
 from engines.rng import Rng
@@ -95,8 +98,76 @@ def _check(state: dict[str, Any]) -> str:
         return "state"
     applied = ENGINE.apply_outcome(state, stored)  # raising here fails the test: the state given must be None
     assert _stored(lambda: after) == _stored(lambda: applied)
+    if _as_audited(state):  # then folded as it is: it must be the round trip itself
+        assert in_roundtrip_form(after), "resolve_applied gave a state out of round-trip form"
+        assert repr(after) == repr(roundtrip(applied))
     return "state"
-    return True
+
+
+APPLIED = ("orders", "accusations", "algorithms")  # what apply_action adds to a state, from the log's orders
+
+
+def _as_audited(state: dict[str, Any]) -> bool:
+    """The state is as the audit resolves it: in round-trip form but for what ``apply_action`` added (JSON data, its
+    keys in any order)."""
+    rest = {key: value for key, value in state.items() if key not in APPLIED}
+    try:
+        return list(state) == sorted(state) and in_roundtrip_form(rest) and in_roundtrip_form(
+            roundtrip([state.get(key) for key in APPLIED]))
+    except Exception:  # not JSON data (a number past 64 bits): no log holds it
+        return False
+
+
+def _reversed_keys(value: Any) -> Any:
+    """``value`` with the keys of every dict in it in reverse order (a log may store an order's keys in any order)."""
+    if type(value) is dict:
+        return {key: _reversed_keys(value[key]) for key in reversed(value)}
+    if type(value) is list:
+        return [_reversed_keys(item) for item in value]
+    return value
+
+
+def _as_logged(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` as the audit would have it (``_as_audited``) where it is JSON data, with what ``apply_action`` added
+    in reversed key order."""
+    try:
+        stored = roundtrip(state)
+    except Exception:
+        return state
+    for key in APPLIED:
+        if key in stored:
+            stored[key] = _reversed_keys(stored[key])
+    return stored
+
+
+SEEDS = ("form-a", "form-b", "form-c")  # "-b": some orders missed (rule 13)
+RESOLVING_CASES = [(case, seed) for case in [*ENGINE.simulation_cases, *CASES] for seed in SEEDS]
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["as-sent", "keys-reversed"])
+@pytest.mark.parametrize("case,seed", RESOLVING_CASES)
+def test_the_state_from_resolving_is_already_in_round_trip_form(case: dict[str, Any], seed: str, reverse: bool) -> None:
+    """Every phase of bot games in every case, resolved as the audit resolves them: from the state it folded last
+    (the one resolving gave, as it is, or the outcome applied and round-tripped), with each order applied as the log
+    holds it (also with every dict of it in reversed key order)."""
+    players = player_list(case["players"], case.get("fields"))
+    played = play_bots(ENGINE, case["options"], players, seed, skip=_skip_some if seed.endswith("b") else None)
+    state = played.states[0]
+    given = 0
+    for record in played.records:
+        if record["kind"] == "action":
+            action = _reversed_keys(record["action"]) if reverse else record["action"]
+            state = ENGINE.apply_action(state, record["actor"], action)
+            continue
+        outcome, after = ENGINE.resolve_applied(state, Rng(seed, "phase", record["number"]))
+        assert canonical_json(outcome) == canonical_json(record["outcome"])
+        applied = roundtrip(ENGINE.apply_outcome(state, roundtrip(outcome)))
+        if after is not None:
+            given += 1
+            assert in_roundtrip_form(after), f"out of round-trip form after phase {record['number']}"
+            assert repr(after) == repr(applied)
+        state = applied if after is None else after
+    assert state == played.final and given
 
 
 def test_rules_5_to_14_the_state_from_resolving_is_the_outcome_applied_in_every_variant() -> None:
@@ -145,7 +216,7 @@ def test_a_spoiled_state_gets_the_applied_state_or_none(data: st.DataObject) -> 
     numbers (read from labels), so hands are spoiled only with whole-number cards, and starting values freely."""
     state = copy.deepcopy(data.draw(st.sampled_from(_states())))
     for _ in range(data.draw(st.integers(1, 3))):
-        where = data.draw(st.sampled_from(["order", "option", "round", "runner", "hand", "forget"]))
+        where = data.draw(st.sampled_from(["order", "option", "round", "runner", "hand", "forget", "unset"]))
         if where == "order" and state["orders"]:
             order = state["orders"][data.draw(st.sampled_from(sorted(state["orders"])))]
             key = data.draw(st.sampled_from(["card", "move", "bank", "deduct", "energiza", "boost", "cards", "drug"]))
@@ -159,10 +230,23 @@ def test_a_spoiled_state_gets_the_applied_state_or_none(data: st.DataObject) -> 
             runner = data.draw(st.sampled_from(state["runners"]))
             key = data.draw(st.sampled_from(["square", "owed", "drug", "boost_used", "withdrawn", "cards"]))
             runner[key] = None if key == "cards" else data.draw(st.sampled_from(ODD))
-        elif where == "forget":  # a runner without a field only the standings (after the last round) read
-            data.draw(st.sampled_from(state["runners"])).pop("name", None)
+        elif where == "forget":  # a runner without a field only the standings read, or one the round sets
+            key = data.draw(st.sampled_from(["name", "position", "cf", "drug", "boost_used"]))
+            data.draw(st.sampled_from(state["runners"])).pop(key, None)
+        elif where == "unset":  # a state without the mark the last round sets
+            state.pop("race_over", None)
         else:
             runner = data.draw(st.sampled_from(state["runners"]))
             cards = st.fixed_dictionaries({"value": st.integers(0, 10), "turn": st.integers(0, 12)})
             runner["cards"] = data.draw(st.lists(cards, min_size=1, max_size=6))
-    _check(state)
+    _check(_as_logged(state))
+
+
+@pytest.mark.parametrize("key", ["position", "cf", "drug", "boost_used", "race_over"])
+def test_a_field_the_round_sets_that_the_state_lacks_goes_where_it_sorts(key: str) -> None:
+    """A runner (or the state) without a field the round sets: applying the outcome adds it, so the state given
+    must have it too, in its sorted place (the round trip's), not last."""
+    for state in _states():
+        state = copy.deepcopy(state)
+        (state["runners"][0] if key != "race_over" else state).pop(key)
+        _check(state)
