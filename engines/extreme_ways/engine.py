@@ -187,6 +187,7 @@ class ExtremeWays(Engine):
     apply_action = staticmethod(orders.apply_action)
     resolve = staticmethod(resolution.resolve)
     apply_outcome = staticmethod(resolution.apply_outcome)
+    resolve_applied = staticmethod(resolution.resolve_applied)
 
     def eject(self, state: State, player_id: str) -> State:
         """GM ruling: the player leaves; their open order and vote are dropped, they stop moving."""

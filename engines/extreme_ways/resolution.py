@@ -1,12 +1,16 @@
 """Resolutions of Extreme Ways: Loki's Auction, the Moving Phase and the EC vote.
 
 Each ``resolve`` returns an outcome in the contract's shape with every random draw in
-it; ``apply_outcome`` only reads that record.
+it; ``apply_outcome`` only reads that record.  Outcomes are built in round-trip form (every
+dict's keys inserted in sorted order: canonical JSON sorts them anyway), and so is what
+``apply_outcome`` builds, so that ``resolve_applied`` can hand the audit the state after an
+outcome as it is, with no round trip.
 """
 from __future__ import annotations
 
 from typing import Any
 
+from engines.canonical import in_roundtrip_form, roundtrip
 from engines.contract import JSON, State, not_now
 from engines.extreme_ways import rules
 from engines.extreme_ways.players import active_players, ec_candidates
@@ -25,35 +29,80 @@ def resolve(state: State, rng: Rng) -> JSON:
     raise not_now("game over", "The game is over.")
 
 
+def resolve_applied(state: State, rng: Rng) -> tuple[JSON, State | None]:
+    """``resolve``, and the state after its outcome in round-trip form (``Engine.resolve_applied``): the outcome
+    is built in that form, so ``apply_outcome`` of it is the outcome round-tripped applied, and what it makes is
+    in form too; only the parts of the state that the phase's orders (``apply_action``, any key order) changed
+    and the state after keeps as they are need a look (``_ORDERED``).  None where applying raises or a part
+    cannot be put in form (a forged order's float)."""
+    outcome = resolve(state, rng)
+    stage = state["stage"]
+    try:
+        after = apply_outcome(state, outcome)
+        if stage == "ec_vote":  # the ballots' result added to the elimination, among its keys
+            after["elimination"] = _sorted(after["elimination"])
+    except Exception:  # a state no engine step makes: the audit applies the recorded outcome and says what fails
+        return outcome, None
+    for key in _ORDERED[stage]:
+        part = _in_form(after[key])
+        if part is None:
+            return outcome, None
+        after[key] = part
+    return outcome, after
+
+
+# What the phase's orders may have changed (the order's own values, its dicts' keys in the log's order, a new
+# player's key at the end) that the state after an outcome of that stage keeps as it is.  The rest of it either
+# comes from the last state folded (in form) or is made here.
+_ORDERED = {
+    "bidding": ("garnets", "purchases"),  # buy_gold's purchase and gm.set_garnets's count (the bids start over)
+    "moving": ("moves",),  # the submissions, in the order they came
+    "ec_vote": ("votes", "garnets"),  # the ballots, in the order they came; gm.set_garnets's count
+}
+
+
+def _in_form(part: JSON) -> JSON | None:
+    """``part`` in round-trip form: as it is when it already is, else round-tripped; None where even that is not
+    (a float), or it does not round-trip."""
+    if in_roundtrip_form(part):
+        return part
+    try:
+        part = roundtrip(part)
+    except Exception:
+        return None
+    return part if in_roundtrip_form(part) else None
+
+
 def _resolve_bidding(state: State) -> JSON:
     """Loki's Auction: rank by distinct amount, only packet receivers pay."""
     number = state["round"]
     active = active_players(state)
-    bids = {p: a for p, a in state["bids"].items() if a is not None and p in active}
+    placed = state["bids"]  # in the order the bids came
+    bids = {p: placed[p] for p in sorted(placed) if placed[p] is not None and p in active}
     awarded = rules.award_packets(bids)
     packets = rules.round_packets(state["rounds"][number - 1]["options"],
                                   state["secret_rounds"][number - 1])
     packet_of = {p: k for k, winners in awarded.items() for p in winners}
-    paid = {p: bids[p] for p in packet_of}
+    paid = {p: amount for p, amount in bids.items() if p in packet_of}
     leftover = rules.leftover_packets(awarded) if rules.reveals_leftover_packets(state["options"]) else []
     gold = state["gold"]
-    private = {}
-    for p in active:
+    private: dict[str, Any] = {}
+    for p in sorted(active):
         packet, cost = packet_of.get(p), paid.get(p, 0)
-        mine: dict[str, Any] = {"round": number, "bid": bids.get(p), "packet": packet, "paid": cost,
-                                "gold": gold[p] - cost}
-        if packet is not None:
-            mine["contents"] = packets[packet]  # made for this outcome: shared, never changed
-        private[p] = mine
+        if packet is None:
+            private[p] = {"bid": bids.get(p), "gold": gold[p] - cost, "packet": None, "paid": cost, "round": number}
+        else:  # the contents: made for this outcome, shared, never changed
+            private[p] = {"bid": bids.get(p), "contents": packets[packet], "gold": gold[p] - cost, "packet": packet,
+                          "paid": cost, "round": number}
     return {
-        "public": {
-            "phase": "bidding",
-            "round": number,
-            "announcement": _announcement(state["options"]["announce"], awarded, bids),
-            "revealed_packets": {k: packets[k] for k in leftover},
-        },
         "private": private,
-        "secret": {"round": number, "bids": bids, "packets": awarded, "paid": paid},
+        "public": {
+            "announcement": _announcement(state["options"]["announce"], awarded, bids),
+            "phase": "bidding",
+            "revealed_packets": {k: packets[k] for k in leftover},
+            "round": number,
+        },
+        "secret": {"bids": bids, "packets": awarded, "paid": paid, "round": number},
     }
 
 
@@ -63,7 +112,7 @@ def _announcement(mode: str, awarded: dict[str, list[str]], bids: dict[str, int]
         return None
     if mode == "winners":
         return {k: list(v) for k, v in awarded.items()}
-    return {k: {"players": list(v), "amount": bids[v[0]]} for k, v in awarded.items()}
+    return {k: {"amount": bids[v[0]], "players": list(v)} for k, v in awarded.items()}
 
 
 def _resolve_moving(state: State, rng: Rng) -> JSON:
@@ -92,41 +141,48 @@ def _resolve_moving(state: State, rng: Rng) -> JSON:
         {"candidates": r["options"], "true": s["true"]}
         for r, s in zip(state["rounds"], state["secret_rounds"])
     ]
-    paths = rules.play_moves(choices, rebounds, played_rounds, active)
-    positions = {p: paths[p][-1] for p in active}
-    distances = {p: rules.manhattan(positions[p]) for p in active}
+    paths = rules.play_moves(choices, rebounds, played_rounds, active)  # in join order: what raises first
+    ids = sorted(active)  # the outcome's dicts by player, in sorted order
+    positions = {p: paths[p][-1] for p in ids}
+    distances = {p: rules.manhattan(positions[p]) for p in ids}
     tokens = rules.tokens_of_life(positions)
-    counts = rules.tokens_per_player(tokens, active)
-    awarded = {p: rules.garnets_awarded(state["gold"][p], counts[p] > 0) for p in active}
-    garnets = {p: state["garnets"][p] + awarded.get(p, 0) for p in state["players"]}
+    counts = rules.tokens_per_player(tokens, ids)
+    awarded = {p: rules.garnets_awarded(state["gold"][p], counts[p] > 0) for p in ids}
+    garnets = {p: state["garnets"][p] + awarded.get(p, 0) for p in sorted(state["players"])}
     tiebreak = rules.tiebreak_garnets(state["options"], state["garnets"], awarded)
-    elimination = _find_ec(state, distances, counts, tiebreak, rng)
+    elimination = _find_ec(state, active, distances, counts, tiebreak, rng)
     return {
+        "private": {p: {"options": choices[p], "randomised": randomised[p] if total < 10 else _sorted(randomised[p])}
+                    for p in ids},
         "public": {
+            "distances": distances,
+            "elimination": elimination,
+            "garnets_awarded": awarded,
+            "gold": {p: state["gold"][p] for p in ids},
             "phase": "moving",
             "positions": positions,
-            "distances": distances,
-            "gold": {p: state["gold"][p] for p in active},
-            "tokens_of_life": tokens,
             "tokens": counts,
-            "garnets_awarded": awarded,
-            "elimination": elimination,
+            "tokens_of_life": tokens,
         },
-        "private": {p: {"options": choices[p], "randomised": randomised[p]} for p in active},
-        "secret": {"paths": paths, "garnets": garnets},
+        "secret": {"garnets": garnets, "paths": {p: paths[p] for p in ids}},
     }
 
 
-def _find_ec(state: State, distances: dict[str, int], counts: dict[str, int],
+def _sorted(mapping: dict[str, Any]) -> dict[str, Any]:
+    """The dict with its keys in sorted order, as a round trip gives it (a randomised round "10" sorts before "2")."""
+    return dict(sorted(mapping.items()))
+
+
+def _find_ec(state: State, active: list[str], distances: dict[str, int], counts: dict[str, int],
              garnets: dict[str, int], rng: Rng) -> JSON:
     """The Elimination Candidate: lowest distance among those eligible; a tie goes to a
-    vote of the Token of Life holders, or straight to the garnet/random tie-break (drawing
-    from the phase's ``ec`` stream, forked only then)."""
+    vote of the Token of Life holders (in join order), or straight to the garnet/random tie-break
+    (drawing from the phase's ``ec`` stream, forked only then)."""
     exclude = rules.ec_excludes_token_holders(state["options"])
-    eligible = [p for p in distances if not (exclude and counts[p] > 0)]
+    eligible = [p for p in active if not (exclude and counts[p] > 0)]
     tied = rules.lowest_distance(distances, eligible)
-    voters = [p for p in distances if counts[p] > 0]
-    out: JSON = {"candidates": tied, "voters": [], "ec": None, "decided_by": None}
+    voters = [p for p in active if counts[p] > 0]
+    out: JSON = {"candidates": tied, "decided_by": None, "ec": None, "voters": []}
     if len(tied) == 1:
         out.update(ec=tied[0], decided_by="lowest distance")
     elif len(tied) > 1 and voters:
@@ -144,7 +200,7 @@ def _resolve_ec_vote(state: State, rng: Rng) -> JSON:
     elim = state["elimination"]
     candidates = ec_candidates(state)
     voters = [v for v in elim["voters"] if v not in state["ejected"]]
-    votes = {v: state["votes"][v] for v in voters if state["votes"].get(v) in candidates}
+    votes = {v: state["votes"][v] for v in sorted(voters) if state["votes"].get(v) in candidates}
     tally = rules.tally_votes(votes, candidates)
     if not candidates:
         ec, how = None, "nobody eligible"
@@ -157,8 +213,8 @@ def _resolve_ec_vote(state: State, rng: Rng) -> JSON:
         garnets = rules.tiebreak_garnets(state["options"], before, awarded)
         ec, how = (top[0], "vote") if len(top) == 1 else rules.break_tie(top, garnets, rng)
     return {
-        "public": {"phase": "ec_vote", "tally": tally, "ec": ec, "decided_by": how},
         "private": {},
+        "public": {"decided_by": how, "ec": ec, "phase": "ec_vote", "tally": tally},
         "secret": {"votes": votes},
     }
 
@@ -177,8 +233,8 @@ def apply_outcome(state: State, outcome: JSON) -> State:
         for p, mine in outcome["private"].items():
             gold[p] = mine["gold"]
             if mine["packet"] is not None:
-                packets_won[p] = [*packets_won[p], {"round": mine["round"], "packet": mine["packet"],
-                                                    "paid": mine["paid"], "contents": mine["contents"]}]
+                packets_won[p] = [*packets_won[p], {"contents": mine["contents"], "packet": mine["packet"],
+                                                    "paid": mine["paid"], "round": mine["round"]}]
         new["gold"], new["packets_won"] = gold, packets_won
         new["auctions"] = [*state["auctions"], {"public": public, "secret": outcome["secret"]}]
         new["bids"] = {}
@@ -187,8 +243,8 @@ def apply_outcome(state: State, outcome: JSON) -> State:
             new["stage"], new["round"] = "moving", None
     elif public["phase"] == "moving":
         new["played"] = {"choices": {p: mine["options"] for p, mine in outcome["private"].items()},
-                         "randomised": {p: mine["randomised"] for p, mine in outcome["private"].items()},
-                         "paths": outcome["secret"]["paths"]}
+                         "paths": outcome["secret"]["paths"],
+                         "randomised": {p: mine["randomised"] for p, mine in outcome["private"].items()}}
         new["garnets"] = dict(outcome["secret"]["garnets"])
         new["results"] = {k: v for k, v in public.items() if k not in ("phase", "elimination")}
         new["elimination"] = public["elimination"]

@@ -21,6 +21,7 @@ DIRECTIONS: tuple[tuple[str, int, int], ...] = (
     ("highest_y", 1, 1),
     ("lowest_y", 1, -1),
 )
+_BY_NAME = tuple(sorted(DIRECTIONS))  # the Tokens in their names' sorted order: the order a round trip gives them
 BONUS_GARNETS = 2
 GOLD_PER_GARNET_AWARDED = 15
 
@@ -221,10 +222,11 @@ def _play_without_rebounds(
 # -- results -------------------------------------------------------------------------
 def tokens_of_life(positions: Mapping[str, Sequence[int]]) -> dict[str, str | None]:
     """Who wins each extreme: tied first places are skipped and the Token goes to the
-    next value that only one player holds (None if every value is shared)."""
+    next value that only one player holds (None if every value is shared).  Keyed in sorted
+    order (``tokens_held`` gives a player's in the rulebook's)."""
     out: dict[str, str | None] = {}
     by_axis: dict[int, dict[int, list[str]]] = {}  # each axis's players by coordinate, for both its extremes
-    for name, axis, sign in DIRECTIONS:
+    for name, axis, sign in _BY_NAME:
         holders = by_axis.get(axis)
         if holders is None:
             holders = by_axis[axis] = {}
