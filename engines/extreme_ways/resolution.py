@@ -32,33 +32,65 @@ def resolve(state: State, rng: Rng) -> JSON:
 def resolve_applied(state: State, rng: Rng) -> tuple[JSON, State | None]:
     """``resolve``, and the state after its outcome in round-trip form (``Engine.resolve_applied``): the outcome
     is built in that form, so ``apply_outcome`` of it is the outcome round-tripped applied, and what it makes is
-    in form too; only the parts of the state that the phase's orders (``apply_action``, any key order) changed
-    and the state after keeps as they are need a look (``_ORDERED``).  None where applying raises or a part
-    cannot be put in form (a forged order's float)."""
+    in form too; only the parts of the state that the phase's orders (``apply_action``, any key order, any value
+    ``validate`` lets through) changed and the state after keeps need a look (``_SETTLE``).  None where applying
+    raises or a part cannot be put in form (a forged order's float)."""
     outcome = resolve(state, rng)
-    stage = state["stage"]
     try:
         after = apply_outcome(state, outcome)
-        if stage == "ec_vote":  # the ballots' result added to the elimination, among its keys
-            after["elimination"] = _sorted(after["elimination"])
+        return outcome, _SETTLE[state["stage"]](after)
     except Exception:  # a state no engine step makes: the audit applies the recorded outcome and says what fails
         return outcome, None
-    for key in _ORDERED[stage]:
+
+
+def _settled_auction(after: State) -> State | None:
+    """After an auction: the orders changed gold (buy_gold) and garnets (buy_gold, gm.set_garnets) of players
+    already keyed, so only their values need a look (plain ints, as nearly always), and purchases, which
+    ``apply_action`` builds in sorted key order from the order's count (a float there shows in the gold too);
+    the bids start over."""
+    if _plain_ints(after["gold"]) and _plain_ints(after["garnets"]):
+        return after
+    return _with_parts_in_form(after, ("gold", "garnets", "purchases"))
+
+
+def _settled_moving(after: State) -> State | None:
+    """After the Moving Phase: the submissions, keyed in the order they came.  ``apply_action`` builds each in
+    sorted key order, its options a new list of letters or None (resolving read every one); only a rebound is
+    as the log holds it, any key order, anything ``validate`` does not look at."""
+    moves = after["moves"]
+    if any(sub["rebound"] is not None for sub in moves.values()):
+        return _with_parts_in_form(after, ("moves",))
+    after["moves"] = {player: moves[player] for player in sorted(moves)}
+    return after
+
+
+def _settled_vote(after: State) -> State | None:
+    """After the EC vote: the ballots (in the order they came), gm.set_garnets's counts, and the elimination with
+    the vote's result added among its keys."""
+    after["elimination"] = _sorted(after["elimination"])
+    return _with_parts_in_form(after, ("votes", "garnets"))
+
+
+_SETTLE = {"bidding": _settled_auction, "moving": _settled_moving, "ec_vote": _settled_vote}
+_INT_ONLY = frozenset({int})
+_ORJSON_INTS = range(-(2**63), 2**64)  # what orjson writes: a count past it fails the round trip (the fold says so)
+
+
+def _plain_ints(counts: dict[str, Any]) -> bool:
+    """Every value exactly an int that orjson writes (C calls only: the audit asks after every auction)."""
+    values = counts.values()
+    return not values or (_INT_ONLY.issuperset(map(type, values))
+                          and min(values) in _ORJSON_INTS and max(values) in _ORJSON_INTS)
+
+
+def _with_parts_in_form(after: State, keys: tuple[str, ...]) -> State | None:
+    """``after`` with those parts in round-trip form (``_in_form``), or None where one cannot be."""
+    for key in keys:
         part = _in_form(after[key])
         if part is None:
-            return outcome, None
+            return None
         after[key] = part
-    return outcome, after
-
-
-# What the phase's orders may have changed (the order's own values, its dicts' keys in the log's order, a new
-# player's key at the end) that the state after an outcome of that stage keeps as it is.  The rest of it either
-# comes from the last state folded (in form) or is made here.
-_ORDERED = {
-    "bidding": ("garnets", "purchases"),  # buy_gold's purchase and gm.set_garnets's count (the bids start over)
-    "moving": ("moves",),  # the submissions, in the order they came
-    "ec_vote": ("votes", "garnets"),  # the ballots, in the order they came; gm.set_garnets's count
-}
+    return after
 
 
 def _in_form(part: JSON) -> JSON | None:
