@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.rng import Rng
 from engines.sxyzm_cyclone import rules, turns, views
@@ -156,9 +157,18 @@ class SxyzmCyclone(Engine):
 
     def resolve_applied(self, state: State, rng: Rng) -> tuple[JSON, State | None]:
         """``resolve``, and the state after its outcome: the board the turn was played on, with the turn
-        closed as ``apply_outcome`` closes it (the audit then replays no turn a second time)."""
+        closed as ``apply_outcome`` closes it (the audit then replays no turn a second time).
+
+        In round-trip form (the audit folds it without one) when the state is, but for its order: that is
+        dropped, the board's stacks and base lists are new lists of the cube names or the state's own, the
+        bases keep the state's keys, and the spaces, whose keys a play adds and removes, are sorted here (a
+        C sort of at most twenty names; ``apply_outcome``'s board is round-tripped by the fold, so not there).
+        A state lacking a key the turn sets (no game's) would get it last: round-tripped instead."""
         outcome, board = self._resolved(state, rng)
-        return outcome, _closed(state, board, outcome["public"])
+        spaces = board["spaces"]
+        board["spaces"] = {key: spaces[key] for key in sorted(spaces)}
+        after = _closed(state, board, outcome["public"])
+        return outcome, after if len(after) == len(state) else roundtrip(after)
 
     def _resolved(self, state: State, rng: Rng) -> tuple[JSON, State]:
         """The outcome, and the working copy of the board its moves were played on."""
