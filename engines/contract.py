@@ -185,9 +185,12 @@ class Engine:
         resolving (None: the platform applies it).  The audit resolves every phase and then folds the
         recorded outcome; when the two match, it folds this state instead of applying the outcome again.
 
-        A state given must be, once round-tripped, exactly ``apply_outcome(state, roundtrip(outcome))``
-        round-tripped (the conformance suite compares them), and nothing may raise here that ``resolve``
-        alone would not: where applying would fail, give None.
+        A state given must be exactly ``apply_outcome(state, roundtrip(outcome))`` round-tripped, and already in
+        round-trip form itself (``in_roundtrip_form``: the same types and key order): while a log checks out, the
+        audit folds it as it is, without the round trip the fold gives every other state.  That holds for any
+        state the fold hands over, including the orders ``apply_action`` kept with their keys in the order the
+        log had them (the conformance suite checks both).  Nothing may raise here that ``resolve`` alone would
+        not: where applying would fail, or the engine cannot promise the form, give None.
         """
         return self.resolve(state, rng), None
 

@@ -39,10 +39,15 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
         known_plain = position <= plain  # as hashing it found: see _same
         applied: list[Any] = []
         problem = _guarded(_recompute, record, event, seed, known_plain, applied)
+        settled = None
         if applied:
             step = resolved_to(applied[0])  # the outcome matched: its state from resolving, not applied again
+            if known_plain and not divergences:
+                # Everything so far checked out, so the state is the engine's own from the seed and checked
+                # orders, which resolve_applied promises in round-trip form: folded without a round trip.
+                settled = applied[0]
         try:
-            folded = folding.apply(event, step)
+            folded = folding.apply(event, step, settled)
         except FoldError as exc:
             folded = None
             fold_error = exc

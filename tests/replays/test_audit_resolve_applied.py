@@ -118,3 +118,60 @@ def test_an_outcome_holding_tuples_is_applied_as_it_is(path: Path, monkeypatch: 
     plain, fast, taken = _audits(monkeypatch, tupled, seed)
     assert fast == plain
     assert taken == len(resolved) - 1
+
+
+def _settling(monkeypatch: pytest.MonkeyPatch, honour: bool = True) -> list[bool]:
+    """Record, for every phase the audit folds, whether it handed the fold a settled state (one that
+    ``resolve_applied`` promises in round-trip form) that the fold then kept as it is; ``honour=False``: the
+    fold round-trips every state, as it did before it took settled ones."""
+    kept: list[bool] = []
+    apply = fold_module.Folding.apply
+
+    def recording(self: Any, event: Any, step: Any = None, settled: Any = None) -> Any:
+        record = apply(self, event, step, settled if honour else None)
+        if event["type"] == "phase.resolved":
+            kept.append(settled is not None and record["engine"] is settled)
+        return record
+
+    monkeypatch.setattr(fold_module.Folding, "apply", recording)
+    return kept
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_a_log_that_checks_out_folds_the_resolved_states_as_they_are(path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every phase of a clean log: the engine's state is the one resolving gave, not a round trip of it, and
+    the report is the one the round trip gives."""
+    document = json.loads(path.read_text())
+    events, seed = document["events"], document["seed"]
+    with monkeypatch.context() as patch:
+        _settling(patch, honour=False)
+        slow = audit(events, seed)
+    kept = _settling(monkeypatch)
+    assert audit(events, seed) == slow and slow["ok"]
+    engine = registry.get(document["type"], document["version"])
+    gives = type(engine).resolve_applied is not Engine.resolve_applied  # the contract's own gives no state
+    assert kept == [gives] * sum(e["type"] == "phase.resolved" for e in events)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_after_a_divergence_every_state_is_round_tripped_again(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once anything failed to check out (here the first outcome, forged and re-sealed), the states folded are
+    no longer the engine's own from the seed and checked orders, so its promise no longer covers them: the
+    audit round-trips each one again, and reports what it did before."""
+    document = json.loads(path.read_text())
+    events, seed = document["events"], document["seed"]
+    first = next(i for i, e in enumerate(events) if e["type"] == "phase.resolved")
+    forged = [dict(e) for e in events]
+    outcome = forged[first]["data"]["outcome"]
+    forged[first] = {**forged[first], "data": {**forged[first]["data"],
+                                                "outcome": {**outcome, "public": {**outcome["public"], "forged": 1}}}}
+    forged = rehashed(forged, first)
+    with monkeypatch.context() as patch:
+        _settling(patch, honour=False)
+        slow = audit(forged, seed)
+    kept = _settling(monkeypatch)
+    report = audit(forged, seed)
+    assert report == slow and not report["ok"]
+    assert report["divergences"][0]["seq"] == first + 1
+    assert len(kept) == sum(e["type"] == "phase.resolved" for e in events) > 1 and not any(kept)
