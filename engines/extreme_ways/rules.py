@@ -60,8 +60,10 @@ def _draw_moves(rng: Rng, move_range: int, count: int) -> list[list[Move]]:
     while missing:
         coordinates = iter(rng.belows(span, 2 * missing))
         for x, y in zip(coordinates, coordinates):
+            if x == move_range and y == move_range:
+                continue
             move = [x - move_range, y - move_range]
-            if move != [0, 0] and move not in moves:
+            if move not in moves:
                 moves.append(move)
                 missing -= 1
                 if len(moves) == 4 and missing:
