@@ -6,7 +6,8 @@ from typing import Any
 
 from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
-from engines.golden_strider import bots, orders, race, report, robot, rules, tarnished, views
+from engines.golden_strider import bots, kept, orders, race, report, robot, rules, tarnished, views
+from engines.golden_strider.kept import LAST
 from engines.golden_strider.schemas import (
     AccuseSchema, JoinSchema, OptionsSchema, PlaySchema, SubmitRobotSchema,
 )
@@ -118,15 +119,29 @@ class GoldenStrider(Engine):
 
     # -- orders ------------------------------------------------------------------
     def validate(self, state: State, actor: str, action: JSON) -> None:
-        if not orders.plainly_valid_play(state, actor, action):  # the usual play, let through at once
+        """Every check of ``check_order``; the usual play is let through at once, and what that found is kept
+        for ``apply_action`` and the round's resolution (``kept``)."""
+        found = orders.plainly_valid_play(state, actor, action)
+        if found is None:
+            LAST.checked = None  # nothing of an earlier order may serve for this one
             check_order(state, actor, action)
+        else:
+            LAST.checked = (state, action, *found)
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
         """Record (or replace) a sealed order."""
         new = dict(state)  # shallow: only the order book changes, history is shared
         if action["type"] == "play":
-            runner = orders.find_runner(state, actor, action.get("runner"))
-            new["orders"] = {**state["orders"], runner["id"]: action}
+            found = LAST.checked  # validate's, if for this very order on this very state (handed out once)
+            if found is not None and found[0] is state and found[1] is action:
+                LAST.checked = None
+                runner = found[2]
+                new["orders"] = {**state["orders"], runner["id"]: action}
+                if found[3] is not None:
+                    kept.applied(state, new, runner["id"], found[3])
+            else:  # (the round's plays kept so far then go on from no state: none serves)
+                runner = orders.find_runner(state, actor, action.get("runner"))
+                new["orders"] = {**state["orders"], runner["id"]: action}
         elif action["type"] == "accuse":
             new["accusations"] = {**state["accusations"], actor: _accused_id(state, action.get("runner"))}
         else:

@@ -5,6 +5,7 @@ from typing import Any
 
 from engines.contract import RuleError, not_now
 from engines.golden_strider import rules
+from engines.golden_strider.kept import Play
 from engines.golden_strider.race import Plan, active, held
 from engines.golden_strider.tarnished import starting_total
 
@@ -122,43 +123,50 @@ def check_play(state: dict[str, Any], runner: dict[str, Any], action: dict[str, 
     rules.split_card(value, runner["owed"], move, bank, deduct)
 
 
-def plainly_valid_play(state: dict[str, Any], actor: str, action: dict[str, Any]) -> bool:
-    """True only where ``GoldenStrider.validate`` lets the order through: the usual play (in a round,
+def plainly_valid_play(
+    state: dict[str, Any], actor: str, action: dict[str, Any]
+) -> tuple[dict[str, Any], Play | None] | None:
+    """Only where ``GoldenStrider.validate`` lets the order through: the usual play (in a round,
     for one of the actor's runners, no drug and no Energiza), read and checked by the same rules in
-    one pass, as every order sent and every order audited is.  False for any other order, or where
-    anything raises: the full checks then name the problem (test_fast_paths.py compares the two)."""
+    one pass, as every order sent and every order audited is.  None for any other order, or where
+    anything raises: the full checks then name the problem (test_fast_paths.py compares the two).
+    Gives the runner the order is for, and what it found of the play (``kept.Play``) from a hand the
+    runner holds (None in round 1, whose hand is made from the order)."""
     try:
         return _plainly_valid_play(state, actor, action)
     except Exception:
-        return False
+        return None
 
 
-def _plainly_valid_play(state: dict[str, Any], actor: str, action: dict[str, Any]) -> bool:
+def _plainly_valid_play(
+    state: dict[str, Any], actor: str, action: dict[str, Any]
+) -> tuple[dict[str, Any], Play | None] | None:
     if action["type"] != "play" or state["stage"] != "round":
-        return False
+        return None
     runner = find_runner(state, actor, action.get("runner"))  # one of the actor's runners: they have some
     for player in state["players"]:  # and a player of the game
         if player["id"] == actor:
             break
     else:
-        return False
+        return None
     if action.get("drug") or action.get("energiza") or action.get("boost"):
-        return False
+        return None
     opts = state["options"]
     opts["variant"]  # read by check_setup
     if runner["cards"] is None:  # check_setup: the starting cards come with the first order
         hand = action.get("cards")
         if hand is None:
-            return False
+            return None
         rules.check_starting_cards(hand, 30)  # tarnished.starting_total without a drug
         hand = rules.starting_hand(list(hand))
     elif action.get("cards") is not None:
-        return False
+        return None
     else:
         hand = runner["cards"]
-    card = rules.find_card(hand, action["card"])
+    named = action["card"]
+    card = rules.find_card(hand, named)
     move, bank, deduct = action["move"], action["bank"], action["deduct"]
     if not rules.keeps_seven_turn_rule(hand, card, state["round"], opts["seven_turn_rule"]):
-        return False
-    rules.split_card(hand[card]["value"], runner["owed"], move, bank, deduct)
-    return True
+        return None
+    split = rules.split_card(hand[card]["value"], runner["owed"], move, bank, deduct)
+    return runner, (named, move, bank, deduct, card, split) if hand is runner["cards"] else None

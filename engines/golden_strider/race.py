@@ -8,7 +8,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from engines.golden_strider import rules
+from engines.golden_strider import kept, rules
 from engines.golden_strider.rules import Card
 
 _PLACE = itemgetter("P")  # a row's place
@@ -240,7 +240,7 @@ def resolve_orders_applied(state: dict[str, Any]) -> tuple[dict[str, Any], dict[
     replacement, instead of every card read back from its label (tests/engines/golden_strider/
     test_resolve_applied.py compares the two)."""
     try:
-        outcome, played = _resolve_orders(state)
+        outcome, played = _resolve_orders(state, kept.plays_for(state))
     except Exception:
         return None
     try:
@@ -306,7 +306,11 @@ def sorted_keys(value: dict[str, Any]) -> dict[str, Any]:
     return {key: value[key] for key in sorted(value)}
 
 
-def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]]:
+def _resolve_orders(
+    state: dict[str, Any], plays: dict[str, kept.Play] | None = None
+) -> tuple[dict[str, Any], list[Played]]:
+    """``resolve_orders``'s outcome, and what was played.  ``plays``: what validate found of the orders that made
+    this very state (``kept.plays_for``), each used only for the very order it checked."""
     opts = state["options"]
     round_no = state["round"]
     orders = state["orders"]
@@ -334,12 +338,17 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
             plan = orders[rid]
             if hand is None:
                 hand = rules.starting_hand(list((plan or {}).get("cards") or default_cards))
-            chosen = rules.find_card(hand, plan["card"])
             wanted_move, wanted_bank, deduct = plan["move"], plan["bank"], plan["deduct"]
+            if (plays is not None and (play := plays.get(rid)) is not None and play[0] is plan["card"]
+                    and play[1] is wanted_move and play[2] is wanted_bank and play[3] is deduct):
+                chosen, split = play[4], play[5]  # validate's, from the very values it read (in the same hand)
+            else:
+                chosen = rules.find_card(hand, plan["card"])
+                split = None
             if tarnished:  # read only for the drugs (a plan is a dict here: get raises nothing)
                 energiza, wanted_boost, drug = plan.get("energiza", 0), plan.get("boost", 0), plan.get("drug")
         else:
-            plan = chosen = drug = None
+            plan = chosen = drug = split = None
             if hand is None:
                 hand = rules.starting_hand(list(default_cards))
         drug = (runner.get("drug") or drug or "clean") if tarnished else None  # drug_for
@@ -350,7 +359,7 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
             due = ()
             deadlines = [card["turn"] + life for card in hand]  # rules.deadline of each card
             auto = chosen is None
-            if not auto:
+            if not auto and split is None:  # (validate found the card playable)
                 bound = round_no + 1
                 for d in sorted(d for i, d in enumerate(deadlines) if i != chosen):
                     if d < bound:
@@ -358,13 +367,14 @@ def _resolve_orders(state: dict[str, Any]) -> tuple[dict[str, Any], list[Played]
                         break
                     bound += 1
         index = rules.forced_card(hand, round_no, mode) if auto else chosen
-        value = hand[index]["value"]
-        owed = runner["owed"]
         if auto:  # rules.split_card with neither number
+            value, owed = hand[index]["value"], runner["owed"]
             paid = min(owed, value)
             move, bank = value - paid, 0
+        elif split is not None:
+            paid, move, bank = split
         else:
-            paid, move, bank = rules.split_card(value, owed, wanted_move, wanted_bank, deduct)
+            paid, move, bank = rules.split_card(hand[index]["value"], runner["owed"], wanted_move, wanted_bank, deduct)
         energized = drug == "energiza" and plan is not None
         extra = min(energiza, energiza_max) if energized and not auto else 0
         square, trip = rules.run(runner["square"], move + extra, course)
