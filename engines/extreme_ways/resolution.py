@@ -48,7 +48,7 @@ def _settled_auction(after: State) -> State | None:
     already keyed, so only their values need a look (plain ints, as nearly always), and purchases, which
     ``apply_action`` builds in sorted key order from the order's count (a float there shows in the gold too);
     the bids start over."""
-    if _plain_ints(after["gold"]) and _plain_ints(after["garnets"]):
+    if _plain_counts(after["gold"], after["garnets"]):
         return after
     return _with_parts_in_form(after, ("gold", "garnets", "purchases"))
 
@@ -76,11 +76,13 @@ _INT_ONLY = frozenset({int})
 _ORJSON_INTS = range(-(2**63), 2**64)  # what orjson writes: a count past it fails the round trip (the fold says so)
 
 
-def _plain_ints(counts: dict[str, Any]) -> bool:
-    """Every value exactly an int that orjson writes (C calls only: the audit asks after every auction)."""
-    values = counts.values()
-    return not values or (_INT_ONLY.issuperset(map(type, values))
-                          and min(values) in _ORJSON_INTS and max(values) in _ORJSON_INTS)
+def _plain_counts(gold: dict[str, Any], garnets: dict[str, Any]) -> bool:
+    """Every value exactly an int, and the garnets' ones ints that orjson writes (gm.set_garnets sets any): the
+    gold the outcome gives (which only matches the log where orjson writes it) or an ejected player's, as it was.
+    C calls only: the audit asks after every auction."""
+    counts = garnets.values()
+    return (_INT_ONLY.issuperset(map(type, gold.values())) and _INT_ONLY.issuperset(map(type, counts))
+            and (not counts or min(counts) in _ORJSON_INTS and max(counts) in _ORJSON_INTS))
 
 
 def _with_parts_in_form(after: State, keys: tuple[str, ...]) -> State | None:

@@ -195,3 +195,15 @@ def test_an_ec_vote_whose_voters_do_not_come_in_sorted_order(case: dict[str, Any
     """Voters are Token holders in join order ("p9" before "p11"): the ballots the state keeps are in sorted order."""
     for mode in ("as-sent", "reversed"):
         assert _audit_like(case, seed, mode, False)["ec_vote"]
+
+
+def test_gold_that_is_not_a_whole_number_gets_no_state() -> None:
+    """A forged log's options may start everyone on 50.5 gold (the audit does not load them through the schema):
+    the state after an auction keeps the gold of those who paid nothing as it is, a float, so none is given."""
+    case = CASES[3]
+    played = play_bots(ENGINE, case["options"], player_list(case["players"], case.get("fields")), "applied-a")
+    for index, record in enumerate(played.records):
+        state = played.states[index]
+        if record["kind"] == "outcome" and state["stage"] == "bidding":
+            spoiled = {**state, "gold": {p: gold + 0.5 for p, gold in state["gold"].items()}}
+            assert _checked(spoiled, "applied-a", record["number"]) is None
