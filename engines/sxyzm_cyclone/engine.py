@@ -140,7 +140,7 @@ class SxyzmCyclone(Engine):
                 raise RuleError(rules.RULE_ALL_ACTIONS,
                                 f"you rolled {roll}: all {roll} actions must be used while a cube can move",
                                 {"roll": roll, "moves": len(moves)})
-        _last.checked = _Checked(state, [(m["cube"], m["toward"]) for m in moves], played)
+        _last.checked = _Checked(state, played)
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
         """Record the turn order; it is played when the turn resolves (a new order replaces it)."""
@@ -367,10 +367,10 @@ def _left_without_winner(state: State, active: list[str]) -> bool:
 class _Checked:
     """``validate``'s last play of an order in this thread, for the ``resolve_applied`` that follows it (an
     audit, and the service, check an order, record it with ``apply_action`` and resolve it): the play is
-    then not made twice.  Holds the states and the moves it was played from, so they cannot be replaced by
-    others at the same address."""
+    then not made twice.  Holds the states it was played from, and the play, whose records hold each move's
+    cube and target as validate read them (a checked play plays every move or raises), so none of them can be
+    replaced by others at the same address."""
     state: State
-    moves: list[tuple[str, str]]  # each move's cube and target, as validate read them
     played: _Played
     applied: State | None = None  # the state apply_action made last of ``state`` (any order)
 
@@ -394,9 +394,11 @@ def _checked_play(state: State, moves: list[rules.Move]) -> _Played | None:
     if checked is None:
         return None
     _last.checked = None
-    if state is not checked.applied or type(moves) is not list or len(moves) != len(checked.moves):
+    played = checked.played
+    if state is not checked.applied or type(moves) is not list or len(moves) != len(played.effects):
         return None
-    for move, (cube, toward) in zip(moves, checked.moves):
-        if type(move) is not dict or move.get("cube") is not cube or move.get("toward") is not toward:
+    for move, effect in zip(moves, played.effects):
+        if type(move) is not dict or move.get("cube") is not effect["cube"] or (
+                move.get("toward") is not effect["toward"]):
             return None
-    return checked.played
+    return played

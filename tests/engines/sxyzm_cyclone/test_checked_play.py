@@ -164,6 +164,35 @@ def test_validates_play_never_serves_its_order_recorded_on_another_state(turn: t
     assert _resolution_or_error(ENGINE.apply_action(other_state, player, action)) == expected
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns(), st.data())
+def test_validates_play_never_serves_its_order_with_a_move_changed_added_or_left_out(turn: tuple,
+                                                                                   data: st.DataObject) -> None:
+    """The order validate checked, recorded on the very state it checked with one move's target changed, a move
+    added or one left out (every other cube and target the very strings validate read): played afresh."""
+    state, player, action = turn
+    moves = action["moves"]
+    if not moves or not _validated(state, player, action):
+        return
+    changed = [dict(move) for move in moves]
+    change = data.draw(st.sampled_from(["target", "added", "left out"]))
+    if change == "target":
+        index = data.draw(st.integers(0, len(moves) - 1))
+        others = [c for c in state["colours"] if c not in (moves[index]["toward"], state["current"])]
+        if not others:
+            return
+        changed[index]["toward"] = data.draw(st.sampled_from(others))
+    elif change == "added":
+        changed.append(dict(moves[-1]))
+    else:
+        del changed[data.draw(st.integers(0, len(moves) - 1))]
+    cyclone._last.checked = None
+    expected, _ = _resolution_or_error(ENGINE.apply_action(state, player, {"type": "turn", "moves": changed}))
+    ENGINE.validate(state, player, action)
+    applied = ENGINE.apply_action(state, player, {"type": "turn", "moves": changed})
+    assert _resolution_or_error(applied) == (expected, 1)
+
+
 def _forget() -> None:
     cyclone._last.checked = cyclone._last.left = None
 
