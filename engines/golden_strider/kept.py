@@ -31,12 +31,16 @@ class _Kept:
     apply_action could spare): each use is guarded by the identity of what was checked, and states and orders are
     never changed in place, so a thread only ever finds here what it would work out itself."""
 
-    __slots__ = ("checked", "round")
+    __slots__ = ("checked", "round", "labels")
 
     def __init__(self) -> None:
         # The last order validate let through: (state, order, runner, play), or None.
         self.checked: tuple[dict[str, Any], dict[str, Any], dict[str, Any], Play | None] | None = None
         self.round: _Round | None = None  # the round's orders so far, if validate found any
+        # The hands the last round resolved for the audit made, by id, each with its cards' labels ("value/turn",
+        # the row's less the cards gone): the next round writes them again.  The hand is held here, so its id is
+        # its own while it is, and hands are never changed in place.
+        self.labels: dict[int, tuple[list[dict[str, int]], list[str]]] = {}
 
 
 LAST = _Kept()

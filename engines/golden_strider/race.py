@@ -261,16 +261,21 @@ def _played_round(state: dict[str, Any], outcome: dict[str, Any], played: list[P
         return None
     drugs = outcome["secret"].get("drugs", {})
     runners = []
+    labels = {}  # each new hand's labels (by the hand's id): the row's, less the cards gone
     for runner, hand, index, forfeited, row in played:
         value = row["R"]
         if type(value) is not int or (runner["cards"] is None and not _whole(hand)):
             return None
         if forfeited:  # rule 8 at expiry: the cards that could not be played go too
             cards = [card for i, card in enumerate(hand) if i != index and i not in forfeited]
+            known = [label for i, label in enumerate(row["cards"]) if i != index and i not in forfeited]
         else:
             cards = hand.copy()
             del cards[index]
+            known = row["cards"].copy()
+            del known[index]
         cards.append({"turn": round_no, "value": value})  # a card's keys sorted, as in every hand of a state
+        labels[id(cards)] = (cards, known)  # the replacement's label is the row's last
         new = dict(runner)  # a copy in C, then the fields the row changes (cheaper than a dict display)
         new["cards"] = cards
         _take_row(new, row, drugs)
@@ -278,6 +283,7 @@ def _played_round(state: dict[str, Any], outcome: dict[str, Any], played: list[P
     if len(runners) != len(state["runners"]):  # withdrawn runners, copied as apply_round copies them
         after = {runner["id"]: runner for runner in runners}
         runners = [after.get(runner["id"]) or dict(runner) for runner in state["runners"]]
+    kept.LAST.labels = labels
     return _next_round(state, runners, public)
 
 
@@ -310,7 +316,8 @@ def _resolve_orders(
     state: dict[str, Any], plays: dict[str, kept.Play] | None = None
 ) -> tuple[dict[str, Any], list[Played]]:
     """``resolve_orders``'s outcome, and what was played.  ``plays``: what validate found of the orders that made
-    this very state (``kept.plays_for``), each used only for the very order it checked."""
+    this very state (``kept.plays_for``), each used only for the very order it checked.  The hands the last round
+    played made (``_played_round``) come with their labels (``kept.LAST.labels``)."""
     opts = state["options"]
     round_no = state["round"]
     orders = state["orders"]
@@ -329,6 +336,7 @@ def _resolve_orders(
     enduron_bank, free_rounds, max_rounds = opts["enduron_bank"], opts["free_rounds"], opts["max_rounds"]
     bonuses = rules.BONUS_TEN_OR_MORE if len(everyone) >= 10 else rules.BONUS_UNDER_TEN
     life = rules.CARD_LIFE
+    known = kept.LAST.labels
 
     moves = []
     for runner in runners:
@@ -384,7 +392,8 @@ def _resolve_orders(
             if square >= length if past_post else square + wanted >= length:
                 boost, square = wanted, square + wanted
         forfeited = [i for i in due if i != index] if due else []
-        labels = [f"{c['value']}/{c['turn']}" for c in hand]
+        held = known.get(id(hand)) if known else None  # the labels of a hand the last round played made
+        labels = held[1] if held is not None else [f"{c['value']}/{c['turn']}" for c in hand]
         moves.append((runner, hand, labels, index, forfeited, paid, move, bank, square, trip, auto, drug, extra, boost))
     before = rules.places([r["square"] for r in runners])
     after = rules.places([m[8] for m in moves])
