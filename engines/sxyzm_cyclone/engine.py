@@ -331,24 +331,38 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
         # No winner before a move and no cube put into a base: none after it (see entered_base).  Before the
         # first move, the state's board: none if it equals a board a play here left without one.
         if active is None:
-            active = turns.active_colours(state)
+            active = _active_colours(state)
             if not rules.entered_base(effect) and _left_without_winner(state, active):
                 continue
         elif not rules.entered_base(effect):
             continue
         won = rules.winners(work, active)
     if active is not None and not won:
-        _last.left = _Left(state["colours"], active, dict(work["bases"]))
+        _last.left = _Left(state["colours"], active, dict(work["bases"]), state["players"], state["ejected"])
     return _Played(work, effects, won, active)
 
 
 @dataclass(slots=True)
 class _Left:
     """What ``winners`` reads of a board a play left without a winner: the colours, the candidates it was
-    checked for, and the bases (a copy of the map; the rules replace base lists, never edit them)."""
+    checked for, and the bases (a copy of the map; the rules replace base lists, never edit them); and the
+    players and ejected lists the candidates were found from (``_active_colours``)."""
     colours: list[str]
     active: list[str]
     bases: dict[str, list[str]]
+    players: list[dict[str, Any]]
+    ejected: list[str]
+
+
+def _active_colours(state: State) -> list[str]:
+    """``turns.active_colours(state)``: the last play's, when the state holds the very colours, players and
+    ejected lists it was found from (all it reads; states are never changed in place), as the audit's states
+    do turn after turn (each shares them with the last); found afresh otherwise."""
+    left = _last.left
+    if left is not None and state["players"] is left.players and state["ejected"] is left.ejected and (
+            state["colours"] is left.colours):
+        return left.active
+    return turns.active_colours(state)
 
 
 def _left_without_winner(state: State, active: list[str]) -> bool:

@@ -25,6 +25,7 @@ from engines.driver import play_bots, player_list
 from engines.rng import Rng
 from engines.sxyzm_cyclone import ENGINE
 from engines.sxyzm_cyclone import engine as cyclone
+from engines.sxyzm_cyclone.board import COLOURS
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.rules import legal_moves
 from engines.sxyzm_cyclone.turns import active_colours
@@ -299,6 +300,38 @@ def test_a_board_a_play_left_with_a_winner_is_checked_for_winners(turn: tuple, d
     twice = {"type": "turn", "moves": first * 2}
     expected = _fresh(left, mover, twice)
     assert _checked_and_resolved(left, mover, twice) == expected
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns(), st.data())
+def test_the_colours_in_play_are_the_last_plays_only_on_its_very_lists(turn: tuple, data: st.DataObject) -> None:
+    """The colours in play (the candidates to win, and the turn order) are the last play's only on a state that
+    holds the very colours, players and ejected lists it found them from, as the next turn's does: with another
+    of any of them (a player ejected, a seat empty, one colour more), the turn resolves as with nothing kept."""
+    state, player, action = turn
+    if not _validated(state, player, action):
+        return
+    after = ENGINE.resolve_applied(ENGINE.apply_action(state, player, action), Rng(SEED, "phase", 1))[1]
+    phase = ENGINE.phase(after)
+    if phase is None or not phase.awaiting or cyclone._last.left is None:
+        return
+    mover = phase.awaiting[0]
+    other = data.draw(st.sampled_from([p for p in after["players"] if p["id"] != mover]))
+    change = data.draw(st.sampled_from(["none", "ejected", "players", "colours"]))
+    forged = dict(after)
+    if change == "ejected":
+        forged["ejected"] = [*after["ejected"], other["id"]]
+    elif change == "players":
+        forged["players"] = [p for p in after["players"] if p is not other]
+    elif change == "colours":  # a colour nobody plays (a colour left out changes nothing the colours in play do)
+        missing = [c for c in COLOURS if c not in after["colours"]]
+        if not missing:
+            return
+        forged["colours"] = [*after["colours"], missing[0]]
+    moves = random_moves(after, after["current"], after["roll"], Rng(SEED, "lists", data.draw(st.integers())))
+    order = {"type": "turn", "moves": moves}
+    expected = _fresh(forged, mover, order)
+    assert _checked_and_resolved(forged, mover, order) == expected
 
 
 def _stored(state: State, **changes: Any) -> State:
