@@ -9,6 +9,7 @@ Python's ``random`` module, so the draws are the same on every machine and versi
 """
 from __future__ import annotations
 
+import hashlib
 import struct
 from typing import Sequence, TypeVar
 
@@ -17,14 +18,6 @@ import orjson
 from engines.canonical import canonical_bytes
 
 T = TypeVar("T")
-
-try:  # CPython's own SHA-256 (_sha2 from 3.12): the same digests as hashlib's OpenSSL one, with about a quarter
-    from _sha256 import sha256 as _sha256  # fewer instructions a call on a block's 40 bytes (no EVP context to set up)
-except ImportError:  # pragma: no cover - another version or build
-    try:
-        from _sha2 import sha256 as _sha256
-    except ImportError:
-        from hashlib import sha256 as _sha256
 
 _SPACE = 1 << 64
 _FOUR_U64 = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 8-byte draws
@@ -68,8 +61,8 @@ class Rng:
         """The stream's next block as its four draws, the first one last (as ``_pending`` holds them)."""
         key = self._key
         if key is None:
-            key = self._key = _sha256(self._path).digest()
-        block = _sha256(key + self._counter.to_bytes(8, "big")).digest()
+            key = self._key = hashlib.sha256(self._path).digest()
+        block = hashlib.sha256(key + self._counter.to_bytes(8, "big")).digest()
         self._counter += 1
         return _FOUR_U64.unpack(block)[::-1]
 

@@ -118,7 +118,6 @@ def test_a_purpose_that_is_not_data_raises_at_once_as_before(purpose: tuple[Any,
 @given(seed=st.text(max_size=300), purpose=st.lists(st.one_of(st.text(max_size=200), st.integers()), max_size=4),
        skip=st.integers(0, 40))
 def test_the_stream_is_sha256_for_paths_of_any_length(seed: str, purpose: list[Any], skip: int) -> None:
-    """The blocks and the key are hashed with CPython's own SHA-256 where there is one (cheaper per call than
-    OpenSSL's): its digests are hashlib's, for keys of one block or many (long seeds and purposes, any text)."""
+    """The documented stream for keys of one SHA-256 block or many (long seeds and purposes, any text)."""
     rng, plain = Rng(seed, *purpose), plain_stream(seed, *purpose)
     assert [rng.below(1 << 32) for _ in range(skip + 3)] == [plain_below(plain, 1 << 32) for _ in range(skip + 3)]
