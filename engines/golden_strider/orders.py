@@ -23,9 +23,12 @@ def find_runner(state: dict[str, Any], player_id: str, name: str | None) -> dict
     (the error): ``named_runner`` decides (tests/engines/golden_strider/test_found_runner.py compares them).
     """
     if type(name) is str:
-        wanted = name.strip().casefold()
+        stripped = name.strip()
+        wanted = stripped.casefold()
+        exact = len(stripped) == len(name)  # then an id written as it is (as orders write them) names its runner
         for runner in state["runners"]:
-            if runner["owner"] == player_id and not runner["withdrawn"] and _is_named(runner, wanted):
+            if runner["owner"] == player_id and not runner["withdrawn"] and (
+                    exact and runner["id"] == name or _is_named(runner, wanted)):
                 return runner
     return named_runner(own_runners(state, player_id), name)
 
