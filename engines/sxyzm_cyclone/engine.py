@@ -15,7 +15,7 @@ from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.rng import Rng
 from engines.sxyzm_cyclone import rules, turns, views
-from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, space
+from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, routes, space
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
 
@@ -310,6 +310,7 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
     each one that can make one; the play stops at a win.  ``checked``: each move is first checked against
     the position it meets (``validate``), and a move after the win is refused rather than left out."""
     work = rules.working_copy(state)
+    tables = routes(work["path_length"])
     effects: list[dict[str, Any]] = []
     won: list[str] = []
     active: list[str] | None = None  # the state's, so found once, at the first move
@@ -326,7 +327,7 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
                                 {"move": index, "cube": move["cube"], "toward": move["toward"]})
         elif won:
             break
-        effect = rules.play_move(work, colour, move, origin)
+        effect = rules.play_move(work, colour, move, origin, tables)
         effects.append(effect)
         # No winner before a move and no cube put into a base: none after it (see entered_base).  Before the
         # first move, the state's board: none if it equals a board a play here left without one.

@@ -183,9 +183,11 @@ def checked_move(state: State, colour: str, move: Move) -> tuple[tuple[str, str]
     return None, position
 
 
-def play_move(state: State, colour: str, move: Move, origin: str | None = None) -> dict[str, Any]:
+def play_move(state: State, colour: str, move: Move, origin: str | None = None,
+              tables: tuple[Routes, Routes] | None = None) -> dict[str, Any]:
     """Play one action on the working copy ``state``; returns what happened.  ``origin``: where
     ``locate`` finds the cube in ``state``, if the caller has just asked (``checked_move``).
+    ``tables``: ``routes`` of the state's path length, if the caller has them (a turn's moves share them).
 
     Rule: onto an empty space or a lone cube the cube simply lands (making a stack);
     onto a stack of two or more it goes on top and the whole stack moves three spaces
@@ -196,7 +198,9 @@ def play_move(state: State, colour: str, move: Move, origin: str | None = None) 
     if origin is None:
         origin, _ = locate(state, cube)
     pushes: list[dict[str, Any]] = []
-    target = _play(state, routes(state["path_length"]), colour, cube, toward, origin, pushes)
+    if tables is None:
+        tables = routes(state["path_length"])
+    target = _play(state, tables, colour, cube, toward, origin, pushes)
     return {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": pushes}
 
 

@@ -2,7 +2,7 @@
 boards no real game reaches (a cube in two places, a cube missing, a forged move or colour):
 
 - ``routes`` tables hold exactly ``next_toward``'s and ``push_destination``'s answers;
-- ``play_move`` (table lookups, a located origin handed in, stacks and base lists replaced rather
+- ``play_move`` (table lookups, a located origin and the tables handed in, stacks and base lists replaced rather
   than edited) plays like the plain version below, raises what it raises, and leaves the state
   its working copy came from untouched;
 - ``checked_move`` is ``move_error`` plus ``locate``'s position;
@@ -182,7 +182,8 @@ def test_play_move_plays_as_the_rules_read(data: st.DataObject) -> None:
         before = outcome(winners, fast, state["colours"])
         origin = data.draw(st.booleans()) and outcome(locate, fast, move["cube"])
         handed = origin[1][0] if origin and origin[0] == "value" else None
-        got = outcome(play_move, fast, colour, move, handed)
+        tables = routes(state["path_length"]) if data.draw(st.booleans()) else None  # as a turn hands them in
+        got = outcome(play_move, fast, colour, move, handed, tables)
         expected = outcome(plain_play_move, plain, colour, move)
         assert got == expected
         if got[0] != "value":
