@@ -181,8 +181,11 @@ def apply_round(state: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any
     by_id = {r["id"]: r for r in runners}
     for row in public["rows"]:
         runner = by_id[row["runner"]]
-        gone = {row["played"], *row.get("forfeited", [])}
-        runner["cards"] = rules.parse_labels(row["cards"], gone)
+        played = row["played"]
+        if type(played) is int and "forfeited" not in row:  # the usual row: one card played, none forfeited
+            runner["cards"] = rules.parse_labels_but(row["cards"], played)
+        else:
+            runner["cards"] = rules.parse_labels(row["cards"], {played, *row.get("forfeited", [])})
         _take_row(runner, row, drugs)
     return _next_round(state, runners, public)
 

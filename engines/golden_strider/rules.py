@@ -45,6 +45,18 @@ def parse_labels(labels: Any, gone: Any) -> list[Card]:
         return [parse_label(c) for i, c in enumerate(labels) if i not in gone]
 
 
+def parse_labels_but(labels: Any, index: int) -> list[Card]:
+    """``parse_labels(labels, {index})``: every card of a hand but the one played (the fold reads a round's every
+    hand back so), without testing each card's position against it."""
+    try:
+        cards = [_CARDS[c].copy() for c in labels]
+    except (KeyError, TypeError):  # a label not seen yet, or not a string: parse_labels decides
+        return parse_labels(labels, {index})
+    if 0 <= index < len(cards):
+        del cards[index]
+    return cards
+
+
 # The few labels there are ("0/0" .. "10/40") are parsed once; each caller gets a copy of the
 # cached card.  Bounded, since a log can hold any string.
 _CARDS: dict[str, Card] = {}

@@ -110,6 +110,21 @@ def test_reading_a_hand_back_fails_as_reading_each_label_does(labels: Any) -> No
         assert _outcome(rules.parse_labels, labels, gone) == expected  # with what the first call cached
 
 
+@pytest.mark.parametrize("labels", [
+    ["6/0", "5/1", "4/2"], ["6/0", "new/2"], ["new/3", "6/0"], ["6/0", 6], ["6/0", ["6/0"]], ["6"], "6/0", 7,
+    ["6/0", None], {"6/0": 1, "5/1": 2}, [], ["99999999999999999999/0", "6/0"],
+])
+def test_a_hand_less_the_card_played_is_read_back_as_the_plain_reading_gives(labels: Any) -> None:
+    """The fold reads a hand back less the card played (``parse_labels_but``): the same cards, or the same error,
+    for any position, in or out of the hand."""
+    for index in (-1, 0, 1, 2, 5):
+        expected = _outcome(lambda at: [_plain_parse(c) for i, c in enumerate(labels) if i != at], index)
+        assert _outcome(rules.parse_labels_but, labels, index) == expected
+        assert _outcome(rules.parse_labels_but, labels, index) == expected  # with what the first call cached
+    hand = rules.parse_labels_but(["7/3", "2/0"], 1)
+    assert hand == [{"turn": 3, "value": 7}] and hand[0] is not rules.parse_labels_but(["7/3", "2/0"], 1)[0]
+
+
 def test_the_hand_read_for_checking_is_the_runners_own_and_a_copy_for_everyone_else() -> None:
     cards = [{"value": 6, "turn": 0}]
     runner = {"cards": cards}
