@@ -358,7 +358,8 @@ class _Left:
 def _active_colours(state: State) -> list[str]:
     """``turns.active_colours(state)``: the last play's, when the state holds the very colours, players and
     ejected lists it was found from (all it reads; states are never changed in place), as the audit's states
-    do turn after turn (each shares them with the last); found afresh otherwise."""
+    do turn after turn (each shares them with the last); found afresh otherwise.  (A play is made only of a
+    state that has all three: validate and resolve read the players and the ejected before it.)"""
     left = _last.left
     if left is not None and state["players"] is left.players and state["ejected"] is left.ejected and (
             state["colours"] is left.colours):
