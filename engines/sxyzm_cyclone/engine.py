@@ -179,10 +179,10 @@ class SxyzmCyclone(Engine):
         if played is None:
             played = _play_turn(state, colour, moves, checked=False)
         won, active = played.won, played.active
+        winners = [turns.player_of(state, c) for c in won] if won else []  # rarely any: no comprehension then
         public: dict[str, Any] = {
             "turn": state["turn"], "player": player, "colour": colour, "roll": state["roll"],
-            "source": source, "moves": played.effects, "winners": [turns.player_of(state, c) for c in won],
-            "ended": None, "next": None,
+            "source": source, "moves": played.effects, "winners": winners, "ended": None, "next": None,
         }
         if won:
             public["ended"] = "win"
