@@ -135,13 +135,12 @@ class GoldenStrider(Engine):
             found = LAST.checked  # validate's, if for this very order on this very state (handed out once)
             if found is not None and found[0] is state and found[1] is action:
                 LAST.checked = None
-                runner = found[2]
-                new["orders"] = {**state["orders"], runner["id"]: action}
-                if found[3] is not None:
-                    kept.applied(state, new, runner["id"], found[3])
-            else:  # (the round's plays kept so far then go on from no state: none serves)
-                runner = orders.find_runner(state, actor, action.get("runner"))
-                new["orders"] = {**state["orders"], runner["id"]: action}
+                runner, play = found[2], found[3]
+            else:
+                runner, play = orders.find_runner(state, actor, action.get("runner")), None
+            new["orders"] = {**state["orders"], runner["id"]: action}
+            if play is not None:  # (else the round's plays kept so far go on from no state: none serves)
+                kept.applied(state, new, runner["id"], play)
         elif action["type"] == "accuse":
             new["accusations"] = {**state["accusations"], actor: _accused_id(state, action.get("runner"))}
         else:
