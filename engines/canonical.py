@@ -224,7 +224,7 @@ def roundtrip_top(value: Any, base: Any) -> tuple[Any, int]:
     round trip's.  The size is that of the replaced values' JSON.  ``value`` with other keys than
     ``base`` (or not a dict) is round-tripped whole.
     """
-    if type(value) is dict and type(base) is dict and (replaced := _replaced(value, base)) is not None:
+    if type(value) is dict and type(base) is dict and (replaced := replaced_keys(value, base)) is not None:
         changed = {key: value[key] for key in replaced}
         text = orjson.dumps(changed, option=orjson.OPT_SORT_KEYS)
         out = dict(base)
@@ -233,7 +233,7 @@ def roundtrip_top(value: Any, base: Any) -> tuple[Any, int]:
     return roundtrip_sized(value)
 
 
-def _replaced(value: dict, base: dict) -> list[Any] | None:
+def replaced_keys(value: dict, base: dict) -> list[Any] | None:
     """The keys whose values ``value`` replaced, when it is ``dict(base)`` with values replaced (base's own
     key objects, so sorted and valid, in base's order: what a fold step makes); None when it is not."""
     if len(value) != len(base) or not all(map(operator.is_, value, base)):
@@ -274,7 +274,7 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
     if kind is bool or value is None:
         return value
     if kind is dict and type(base) is dict:
-        changed = _replaced(value, base)
+        changed = replaced_keys(value, base)
         if changed is not None:
             # The usual step: copy base (in C) and redo only the values that are not base's.
             if len(changed) < len(base):

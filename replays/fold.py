@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from engines import registry
-from engines.canonical import roundtrip, roundtrip_reusing, roundtrip_sized, roundtrip_top
+from engines.canonical import replaced_keys, roundtrip, roundtrip_reusing, roundtrip_sized, roundtrip_top
 from engines.contract import Engine, RuleError
 from eventlog.events import GENESIS, Event
 
@@ -162,7 +162,8 @@ def _ejected(record: Record, event: Event) -> None:
 def _phase(spec: dict[str, Any]) -> dict[str, Any]:
     if type(spec["number"]) is not int or not isinstance(spec["name"], str):
         raise ValueError("a phase has a whole number and a name")
-    return {"number": spec["number"], "name": spec["name"], "deadline": _deadline(spec["deadline"]), "forced": False}
+    # Its keys in sorted order, as a round trip gives them (``Folding.apply`` keeps a settled resolution's as it is).
+    return {"deadline": _deadline(spec["deadline"]), "forced": False, "name": spec["name"], "number": spec["number"]}
 
 
 def _deadline(value: Any) -> str:
@@ -263,13 +264,18 @@ class Folding:
         """``apply`` to the record so far.  ``step``: what ``check_envelope(self.record, event)`` gave.
 
         ``settled``: the engine state ``step`` sets, known to be in round-trip form already (the audit's, from
-        ``Engine.resolve_applied``, which promises it): taken as it is, and only the rest of the record
-        round-tripped.  The result is the same, without an orjson pass over the whole game each phase."""
+        ``Engine.resolve_applied``, which promises it), given only for an event that is plain JSON data: taken as
+        it is, and only the rest of the record round-tripped, where it is not in that form already (a resolution
+        that opens the next phase changes only the phase, the seq and the hash).  The result is the same, without
+        an orjson pass over the whole game each phase."""
         new = _step(self.record, event, step)
         if event["type"] in CANONICAL_AFTER:
             base = self._base
             if settled is not None and base is not None and new["engine"] is settled:
                 base = {**base, "engine": settled}  # what a round trip of it would give: the walk takes it as it is
+                if replaced_keys(new, base) == _NEXT_PHASE and _plain_phase(new["phase"]):
+                    self.record = self._base = new  # the rest already in round-trip form, from a plain event
+                    return new
             try:
                 if base is None or self._small:
                     new, size = roundtrip_sized(new) if base is None else roundtrip_top(new, base)
@@ -281,6 +287,17 @@ class Folding:
             self._base = new
         self.record = new
         return new
+
+
+# What a resolution that opens the next phase replaces besides the engine state (in the record's sorted key order).
+_NEXT_PHASE = ["head_hash", "phase", "seq"]
+
+
+def _plain_phase(phase: Any) -> bool:
+    """A phase ``_phase`` built (sorted keys, a str deadline, exactly a str name and an int number): with the seq
+    and hash of an event that is plain JSON data (``settled`` is given only for one), already in round-trip form."""
+    return (type(phase) is dict and type(phase["name"]) is str and type(phase["number"]) is int
+            and type(phase["deadline"]) is str)
 
 
 def check_envelope(record: Record, event: Any) -> Callable[[Record, Event], None]:

@@ -131,6 +131,8 @@ def _settling(monkeypatch: pytest.MonkeyPatch, honour: bool = True) -> list[bool
         record = apply(self, event, step, settled if honour else None)
         if event["type"] == "phase.resolved":
             kept.append(settled is not None and record["engine"] is settled)
+            # Whether round-tripped or kept: exactly what storage would give back (types, key order).
+            assert repr(record) == repr(roundtrip(record))
         return record
 
     monkeypatch.setattr(fold_module.Folding, "apply", recording)
