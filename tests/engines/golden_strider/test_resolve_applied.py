@@ -20,6 +20,7 @@ from engines.canonical import canonical_json, in_roundtrip_form, roundtrip
 from engines.driver import play_bots, player_list
 from engines.golden_strider import ENGINE
 from engines.rng import Rng
+from tests.forgery import reversed_keys
 
 # Every variant and both rule 8 modes, with some orders missed (rule 13) and, below, players ejected.
 CASES = [
@@ -118,15 +119,6 @@ def _as_audited(state: dict[str, Any]) -> bool:
         return False
 
 
-def _reversed_keys(value: Any) -> Any:
-    """``value`` with the keys of every dict in it in reverse order (a log may store an order's keys in any order)."""
-    if type(value) is dict:
-        return {key: _reversed_keys(value[key]) for key in reversed(value)}
-    if type(value) is list:
-        return [_reversed_keys(item) for item in value]
-    return value
-
-
 def _as_logged(state: dict[str, Any]) -> dict[str, Any]:
     """``state`` as the audit would have it (``_as_audited``) where it is JSON data, with what ``apply_action`` added
     in reversed key order."""
@@ -136,7 +128,7 @@ def _as_logged(state: dict[str, Any]) -> dict[str, Any]:
         return state
     for key in APPLIED:
         if key in stored:
-            stored[key] = _reversed_keys(stored[key])
+            stored[key] = reversed_keys(stored[key])
     return stored
 
 
@@ -156,7 +148,7 @@ def test_the_state_from_resolving_is_already_in_round_trip_form(case: dict[str, 
     given = 0
     for record in played.records:
         if record["kind"] == "action":
-            action = _reversed_keys(record["action"]) if reverse else record["action"]
+            action = reversed_keys(record["action"]) if reverse else record["action"]
             state = ENGINE.apply_action(state, record["actor"], action)
             continue
         outcome, after = ENGINE.resolve_applied(state, Rng(seed, "phase", record["number"]))
