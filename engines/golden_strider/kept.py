@@ -27,9 +27,10 @@ class _Round:
 
 
 class _Kept:
-    """What the last calls kept for the next.  One for every thread (a thread-local costs more to read than every
-    apply_action could spare): each use is guarded by the identity of what was checked, and states and orders are
-    never changed in place, so a thread only ever finds here what it would work out itself."""
+    """What the last calls kept for the next.  One slot for the whole process, shared by its threads (a thread-local
+    costs more to read than every apply_action could spare): each use is guarded by the identity of what was
+    checked, and states and orders are never changed in place, so a thread only ever
+    finds here what it would work out itself, or nothing."""
 
     __slots__ = ("checked", "round", "labels")
 
