@@ -1,0 +1,44 @@
+"""Audits running side by side in one process (the API's threads) give the reports they give alone.
+
+Golden Strider and SXYZM Cyclone keep what validate found for the resolution that follows (one slot for the
+process, and one per thread): every use is guarded by the identity of what was checked, so a thread must only
+ever find there what it would work out itself.  Here threads switch as often as Python lets them, mid-audit."""
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from replays.audit import audit
+
+FIXTURES = sorted((Path(__file__).parent.parent / "fixtures" / "games").glob("*.json"))
+
+
+def test_audits_in_parallel_threads_give_the_reports_they_give_alone() -> None:
+    documents = [json.loads(path.read_text()) for path in FIXTURES]
+    alone = [audit(d["events"], d["seed"]) for d in documents]
+    assert all(report["ok"] for report in alone)
+    found: list[list[Any]] = [[] for _ in range(8)]
+
+    def run(index: int) -> None:
+        for round_ in range(3):
+            for offset in range(len(documents)):  # each thread in its own order, so games overlap
+                which = (index + offset + round_) % len(documents)
+                found[index].append((which, audit(documents[which]["events"], documents[which]["seed"])))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(found))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert sum(map(len, found)) == len(found) * 3 * len(documents)
+    for results in found:
+        for which, report in results:
+            assert report == alone[which]
