@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
@@ -315,32 +315,37 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
     won: list[str] = []
     active: list[str] | None = None  # the state's, so found once, at the first move
     for index, move in enumerate(moves, start=1):
-        origin = None
+        if won:
+            if not checked:
+                break
+            _refuse(move, index, _after_win(moves, index - 1))
         if checked:
-            if won:
-                error, origin = _after_win(moves, index - 1), None
-            else:
-                error, origin = rules.checked_move(work, colour, move)
+            error, effect, entered = rules.checked_play(work, colour, move, tables)
             if error is not None:
-                rule, reason = error
-                raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
-                                {"move": index, "cube": move["cube"], "toward": move["toward"]})
-        elif won:
-            break
-        effect = rules.play_move(work, colour, move, origin, tables)
+                _refuse(move, index, error)
+        else:
+            effect = rules.play_move(work, colour, move, None, tables)
+            entered = rules.entered_base(effect)
         effects.append(effect)
         # No winner before a move and no cube put into a base: none after it (see entered_base).  Before the
         # first move, the state's board: none if it equals a board a play here left without one.
         if active is None:
             active = _active_colours(state)
-            if not rules.entered_base(effect) and _left_without_winner(state, active):
+            if not entered and _left_without_winner(state, active):
                 continue
-        elif not rules.entered_base(effect):
+        elif not entered:
             continue
         won = rules.winners(work, active)
     if active is not None and not won:
         _last.left = _Left(state["colours"], active, dict(work["bases"]), state["players"], state["ejected"])
     return _Played(work, effects, won, active)
+
+
+def _refuse(move: rules.Move, index: int, error: tuple[str, str]) -> NoReturn:
+    """Raise a checked turn's ``error`` (rule, reason) for its move ``index`` (from 1)."""
+    rule, reason = error
+    raise RuleError(rule, f"move {index} ({move['cube']} toward {move['toward']}): {reason}",
+                    {"move": index, "cube": move["cube"], "toward": move["toward"]})
 
 
 @dataclass(slots=True)

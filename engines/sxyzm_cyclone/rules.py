@@ -204,6 +204,31 @@ def play_move(state: State, colour: str, move: Move, origin: str | None = None,
     return {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": pushes}
 
 
+def checked_play(state: State, colour: str, move: Move, tables: tuple[Routes, Routes] | None
+                 ) -> tuple[tuple[str, str] | None, dict[str, Any] | None, bool]:
+    """``checked_move``, then (when legal) ``play_move`` and ``entered_base`` of its record, in one call:
+    (error, None, False) or (None, record, entered).  Validate plays every move of every order this way,
+    so the usual move, an own cube toward a colour in play from the top of a stack, is checked and located
+    here; anything else (an error, a cube in a base, any odd name) is ``checked_move``'s to answer."""
+    cube, toward = move["cube"], move["toward"]
+    origin = None
+    if (type(cube) is str and _CUBE_COLOURS.get(cube) == colour and toward != colour
+            and toward in state["colours"]):
+        for position, stack in state["spaces"].items():
+            if cube in stack:  # locate's first place; legal on top of its stack (checked_move's stack rule)
+                if stack.index(cube) == len(stack) - 1 and not position.startswith(BASE_PREFIX):
+                    origin = position
+                break
+    if origin is None:
+        error, origin = checked_move(state, colour, move)
+        if error is not None:
+            return error, None, False
+    pushes: list[dict[str, Any]] = []
+    target = _play(state, tables, colour, cube, toward, origin, pushes)  # type: ignore[arg-type]
+    entered = target.startswith(BASE_PREFIX) or (bool(pushes) and pushes[-1]["to"].startswith(BASE_PREFIX))
+    return None, {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": pushes}, entered
+
+
 def replay_moves(state: State, public: dict[str, Any]) -> None:
     """Play an outcome's recorded moves on the working copy ``state``, as ``play_move`` plays each
     (``apply_outcome``: a replay needs no record of what happened, it has one).

@@ -6,6 +6,8 @@ boards no real game reaches (a cube in two places, a cube missing, a forged move
   than edited) plays like the plain version below, raises what it raises, and leaves the state
   its working copy came from untouched;
 - ``checked_move`` is ``move_error`` plus ``locate``'s position;
+- ``checked_play`` (validate's move: checked, located and played in one call) is ``checked_move``, then
+  ``play_move`` and ``entered_base``, move after move, on any board, including space keys named like bases;
 - ``movable_cubes`` (set shortcut on boards where every cube is in one place) is ``is_movable``;
 - ``winners`` (early answer from an upper bound on finished cubes) is ``has_won`` for each colour;
 - ``replay_moves`` (``apply_outcome``: a move's recorded ``from`` trusted where the cube is, on a
@@ -43,6 +45,7 @@ from engines.sxyzm_cyclone.rules import (
     RULE_STACK_TOP,
     RULE_TOWARD,
     checked_move,
+    checked_play,
     entered_base,
     has_won,
     is_finished,
@@ -209,6 +212,59 @@ def test_checked_move_is_move_error_and_where_the_cube_is(data: st.DataObject) -
     error, origin = got[1]
     assert ("value", error) == plain
     assert origin == (locate(state, move["cube"])[0] if error is None else None)
+
+
+def plain_checked_play(state: dict[str, Any], colour: str, move: dict[str, str],
+                       tables: Any) -> tuple[Any, Any, bool]:
+    """``checked_play`` as three calls: ``checked_move``, then ``play_move`` from its position, ``entered_base``."""
+    error, origin = checked_move(state, colour, move)
+    if error is not None:
+        return error, None, False
+    effect = play_move(state, colour, move, origin, tables)
+    return None, effect, entered_base(effect)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_checked_play_is_checked_move_then_play_move(data: st.DataObject) -> None:
+    state = data.draw(boards())
+    if data.draw(st.integers(0, 5)) == 0 and state["spaces"]:  # a space key named like a base (forged)
+        key = data.draw(st.sampled_from(sorted(state["spaces"])))
+        state["spaces"][base(data.draw(st.sampled_from(list(COLOURS) + ODD_COLOURS)))] = state["spaces"].pop(key)
+    frozen = copy.deepcopy(state)
+    fast, plain = working_copy(state), working_copy(state)
+    colour = data.draw(st.sampled_from(list(state["colours"]) + ODD_COLOURS))
+    tables = routes(state["path_length"])
+    for move in data.draw(st.lists(moves(state, colour), min_size=1, max_size=8)):
+        got = outcome(checked_play, fast, colour, move, tables)
+        assert got == outcome(plain_checked_play, plain, colour, move, tables)
+        assert (fast["spaces"], fast["bases"]) == (plain["spaces"], plain["bases"])
+        if got[0] != "value":
+            break  # a failed move leaves the copy half played: it is thrown away
+    assert state == frozen, "checked_play changed the state its working copy came from"
+
+
+def test_checked_play_answers_every_error_as_checked_move() -> None:
+    state = {"colours": ["blue", "yellow"], "path_length": 5, "bases": {"blue": ["yellow-1"], "yellow": ["blue-1"]},
+             "spaces": {"blue:2": ["blue-2", "blue-3"], "base:blue": ["blue-4"], "base:yellow": ["blue-5"]}}
+    tables = routes(5)
+    for move in ({"cube": "yellow-2", "toward": "yellow"}, {"cube": "blue-2", "toward": "blue"},
+                 {"cube": "blue-2", "toward": "red"}, {"cube": "blue-1", "toward": "yellow"},
+                 {"cube": "blue-2", "toward": "yellow"}, {"cube": "blue-5", "toward": "yellow"},
+                 {"cube": "blue-9", "toward": "yellow"}, {"cube": "blue-4", "toward": "yellow"},
+                 {"cube": "blue-3", "toward": "yellow"}):
+        got = outcome(checked_play, working_copy(state), "blue", move, tables)
+        assert got == outcome(plain_checked_play, working_copy(state), "blue", move, tables), move
+    assert checked_play(working_copy(state), "blue", {"cube": "blue-5", "toward": "yellow"}, tables)[0] == (
+        RULE_FINISHED, "blue-5 has finished and is out of play")
+    assert checked_play(working_copy(state), "blue", {"cube": "blue-2", "toward": "yellow"}, tables)[0] == (
+        RULE_STACK_TOP, "blue-2 is under another cube in the stack on blue:2")
+    twice = {**state, "spaces": {"blue:1": ["blue-1", "yellow-1", "blue-1"]}}  # on top, and under it too
+    move = {"cube": "blue-1", "toward": "yellow"}
+    assert outcome(checked_play, working_copy(twice), "blue", move, tables) == outcome(
+        plain_checked_play, working_copy(twice), "blue", move, tables)
+    assert checked_play(working_copy(twice), "blue", move, tables)[0] == (
+        RULE_STACK_TOP, "blue-1 is under another cube in the stack on blue:1")
 
 
 @settings(max_examples=300, deadline=None)
