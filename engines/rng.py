@@ -21,6 +21,7 @@ T = TypeVar("T")
 
 _SPACE = 1 << 64
 _FOUR_U64 = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 8-byte draws
+_U64S: dict[int, struct.Struct] = {}  # the same for several blocks, by their number (a few sizes are asked)
 _PATH_TYPES = frozenset({str, int})  # what purposes are made of: orjson writes them canonically
 
 
@@ -57,19 +58,27 @@ class Rng:
         child._open(self._seed, full, path)
         return child
 
-    def _block(self) -> tuple[int, ...]:
-        """The stream's next block as its four draws, the first one last (as ``_pending`` holds them)."""
+    def _blocks(self, count: int) -> tuple[int, ...]:
+        """The stream's next ``count`` blocks' draws, the first one last (as ``_pending`` holds them): hashed in
+        one loop and unpacked at once (setup draws eight blocks at a time)."""
         key = self._key
         if key is None:
             key = self._key = hashlib.sha256(self._path).digest()
-        block = hashlib.sha256(key + self._counter.to_bytes(8, "big")).digest()
-        self._counter += 1
-        return _FOUR_U64.unpack(block)[::-1]
+        start = self._counter
+        self._counter = start + count
+        sha256 = hashlib.sha256
+        if count == 1:  # most draws: no list to join
+            return _FOUR_U64.unpack(sha256(key + start.to_bytes(8, "big")).digest())[::-1]
+        data = b"".join([sha256(key + counter.to_bytes(8, "big")).digest() for counter in range(start, start + count)])
+        unpacker = _U64S.get(count)
+        if unpacker is None:
+            unpacker = _U64S[count] = struct.Struct(f">{4 * count}Q")
+        return unpacker.unpack(data)[::-1]
 
     def _u64(self) -> int:
         """The next 8 bytes of the stream as an unsigned big-endian integer (a block holds four)."""
         if not self._pending:
-            self._pending = list(self._block())
+            self._pending = list(self._blocks(1))
         return self._pending.pop()
 
     def below(self, n: int) -> int:
@@ -92,8 +101,9 @@ class Rng:
         if n <= 0:
             raise ValueError("below() needs a positive bound")
         pending = self._pending
-        while len(pending) < count:
-            pending[:0] = self._block()  # after the draws still pending
+        short = count - len(pending)
+        if short > 0:
+            pending[:0] = self._blocks((short + 3) // 4)  # after the draws still pending
         taken = pending[: -count - 1 : -1]  # the next ``count`` draws, in the stream's order
         if max(taken) >= _SPACE - (_SPACE % n):
             return [self.below(n) for _ in range(count)]
