@@ -17,6 +17,7 @@ from engines.driver import load_action, player_list, start
 from engines.rng import Rng
 from engines.sxyzm_cyclone import ENGINE
 from engines.sxyzm_cyclone import engine as cyclone
+from tests.forgery import reversed_keys
 
 State = dict[str, Any]
 
@@ -32,15 +33,6 @@ EJECT_AT = 9
 
 def _skip_some(seed: str, number: int, actor: str) -> bool:
     return seed.endswith("b") and zlib.crc32(f"{number} {actor}".encode()) % 5 == 0
-
-
-def _reversed_keys(value: Any) -> Any:
-    """``value`` with the keys of every dict in it in reverse order (a log may store an action's keys in any order)."""
-    if type(value) is dict:
-        return {key: _reversed_keys(value[key]) for key in reversed(value)}
-    if type(value) is list:
-        return [_reversed_keys(item) for item in value]
-    return value
 
 
 def _resolve_as_audited(case: dict[str, Any], seed: str, reverse: bool, validated: bool,
@@ -62,7 +54,7 @@ def _resolve_as_audited(case: dict[str, Any], seed: str, reverse: bool, validate
                 continue
             action = roundtrip(load_action(ENGINE, ENGINE.bot_action(state, actor, bots.fork(actor))))
             if reverse:
-                action = _reversed_keys(action)
+                action = reversed_keys(action)
             if validated:
                 ENGINE.validate(state, actor, action)
             state = ENGINE.apply_action(state, actor, action)
