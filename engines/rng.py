@@ -67,9 +67,11 @@ class Rng:
         start = self._counter
         self._counter = start + count
         sha256 = hashlib.sha256
-        if count == 1:  # most draws: no list to join
+        if count == 1:  # most draws: one block, no loop
             return _FOUR_U64.unpack(sha256(key + start.to_bytes(8, "big")).digest())[::-1]
-        data = b"".join([sha256(key + counter.to_bytes(8, "big")).digest() for counter in range(start, start + count)])
+        data = b""
+        for counter in range(start, start + count):  # a loop, not a comprehension: no frame to make
+            data += sha256(key + counter.to_bytes(8, "big")).digest()
         unpacker = _U64S.get(count)
         if unpacker is None:
             unpacker = _U64S[count] = struct.Struct(f">{4 * count}Q")
