@@ -81,7 +81,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     redis_server = None
     if not env.get("REDIS_URL"):
         port = args.redis_port or _port_or_free(6390)
-        redis_server = embedded_redis.start(Path(args.data) / "redis", port, aof=True)
+        redis_server = embedded_redis.start(Path(args.data) / "redis", port, aof=True, own_group=True)
         env["REDIS_URL"] = redis_server.url
         print(f"Redis (embedded, AOF in {Path(args.data) / 'redis'}) at {redis_server.url}", flush=True)
     else:
@@ -101,6 +101,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)  # the terminal closed: stop as for Ctrl-C (Redis, in its own group, gets no HUP)
     code = 0
     try:
         while not stopping:

@@ -55,8 +55,12 @@ class EmbeddedRedis:
                 self.process.wait()
 
 
-def start(directory: Path, port: int | None = None, *, aof: bool = True, fsync: str = "everysec") -> EmbeddedRedis:
-    """Start redis-server bound to 127.0.0.1 with its data in ``directory``."""
+def start(directory: Path, port: int | None = None, *, aof: bool = True, fsync: str = "everysec",
+          own_group: bool = False) -> EmbeddedRedis:
+    """Start redis-server bound to 127.0.0.1 with its data in ``directory``.
+
+    ``own_group``: in a process group of its own, so that a Ctrl-C at the terminal (sent to the whole foreground
+    group) does not stop it before the API and the worker it serves: ``arbiter up`` stops it last."""
     directory = directory.resolve()  # redis-server changes into --dir before opening its log
     directory.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
@@ -66,7 +70,8 @@ def start(directory: Path, port: int | None = None, *, aof: bool = True, fsync: 
         args += ["--appendonly", "yes", "--appendfsync", fsync]
     else:
         args += ["--appendonly", "no"]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               process_group=0 if own_group else None)
     client = redis.Redis(host="127.0.0.1", port=port)
     deadline = time.monotonic() + 15
     while True:

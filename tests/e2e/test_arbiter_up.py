@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import redis
 import requests
 
 from service.embedded_redis import free_port
@@ -36,13 +37,19 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
         created = requests.post(f"http://127.0.0.1:{port}/v1/games", json={"type": "extreme-ways"}, timeout=10)
         assert created.status_code == 201
         assert (tmp_path / "data" / "redis" / "appendonlydir").is_dir()  # AOF is on
-        process.send_signal(signal.SIGINT)
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C at a terminal: every process of the foreground group
         output, _ = process.communicate(timeout=30)
         assert f"listening on http://127.0.0.1:{port}/v1" in output
         assert process.returncode == 0
+        # Redis, in a group of its own, is stopped after the worker and the API, which stop cleanly.
+        assert "Traceback" not in output and "Connection refused" not in output, output[-3000:]
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+        try:  # the embedded Redis is in a group of its own: never left behind by a failed run
+            redis.Redis(host="127.0.0.1", port=redis_port, socket_timeout=2).shutdown(nosave=True)
+        except redis.RedisError:
+            pass
     with socket.socket() as sock:  # the embedded redis-server stopped with the rest
         assert sock.connect_ex(("127.0.0.1", redis_port)) != 0
