@@ -223,10 +223,8 @@ def checked_play(state: State, colour: str, move: Move, tables: tuple[Routes, Ro
         error, origin = checked_move(state, colour, move)
         if error is not None:
             return error, None, False
-    pushes: list[dict[str, Any]] = []
-    target = _play(state, tables, colour, cube, toward, origin, pushes)  # type: ignore[arg-type]
-    entered = target.startswith(BASE_PREFIX) or (bool(pushes) and pushes[-1]["to"].startswith(BASE_PREFIX))
-    return None, {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": pushes}, entered
+    record = play_move(state, colour, move, origin, tables)
+    return None, record, entered_base(record)
 
 
 def replay_moves(state: State, public: dict[str, Any]) -> None:
