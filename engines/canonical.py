@@ -241,11 +241,17 @@ def replaced_keys(value: dict, base: dict) -> list[Any] | None:
     return list(compress(base, map(operator.is_not, value.values(), base.values())))
 
 
-_ORJSON_INTS = range(-(2**63), 2**64)  # what orjson can write; anything wider fails the round trip
+ORJSON_INTS = range(-(2**63), 2**64)  # what orjson can write; anything wider fails the round trip
 _ORJSON_NESTING = 254  # containers within containers that orjson.dumps writes; one more fails
 _MISSING = object()
 STR_ONLY = frozenset({str})  # ``set(map(type, items)) <= STR_ONLY``: every item is exactly a str
 _SMALL = 8  # a new dict of this many keys or fewer costs orjson less than a walk
+
+
+def sorted_keys(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with its keys in sorted order, as a round trip puts them: for a dict an engine made in round-trip
+    form but for the order of its keys (one that gained a key, or whose keys came in any order)."""
+    return {key: value[key] for key in sorted(value)}
 
 
 def roundtrip_reusing(value: Any, base: Any) -> Any:
@@ -270,7 +276,7 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
     if kind is str:
         return value if value.isascii() or _utf8(value) else _roundtrip_at(value, depth)
     if kind is int:
-        return value if value in _ORJSON_INTS else _roundtrip_at(value, depth)
+        return value if value in ORJSON_INTS else _roundtrip_at(value, depth)
     if kind is bool or value is None:
         return value
     if kind is dict and type(base) is dict:
@@ -282,7 +288,7 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
                 inner = depth + 1
                 for key in changed:
                     item = value[key]  # most often a count or a score: kept as it is, without a call
-                    out[key] = item if type(item) is int and item in _ORJSON_INTS else _reuse(item, base[key], inner)
+                    out[key] = item if type(item) is int and item in ORJSON_INTS else _reuse(item, base[key], inner)
                 return out
         elif len(value) > _SMALL and set(map(type, value)) <= STR_ONLY and all(map(_utf8, value.keys() - base.keys())):
             # Keys added or removed (exactly str and valid UTF-8, as orjson takes them): walk in sorted order.
@@ -297,7 +303,7 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
             inner = depth + 1
             for index in changed:
                 item = value[index]
-                out[index] = item if type(item) is int and item in _ORJSON_INTS else _reuse(item, base[index], inner)
+                out[index] = item if type(item) is int and item in ORJSON_INTS else _reuse(item, base[index], inner)
             if len(value) > len(base):
                 # The items appended, in one call: the list of them sits where this list does, so they sit
                 # where they are, and come after every item above in orjson's order.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.canonical import in_roundtrip_form, roundtrip
+from engines.canonical import ORJSON_INTS, in_roundtrip_form, roundtrip, sorted_keys
 from engines.contract import JSON, State, not_now
 from engines.extreme_ways import rules
 from engines.extreme_ways.players import active_players, ec_candidates
@@ -60,20 +60,19 @@ def _settled_moving(after: State) -> State | None:
     moves = after["moves"]
     if any(sub["rebound"] is not None for sub in moves.values()):
         return _with_parts_in_form(after, ("moves",))
-    after["moves"] = {player: moves[player] for player in sorted(moves)}
+    after["moves"] = sorted_keys(moves)
     return after
 
 
 def _settled_vote(after: State) -> State | None:
     """After the EC vote: the ballots (in the order they came), gm.set_garnets's counts, and the elimination with
     the vote's result added among its keys."""
-    after["elimination"] = _sorted(after["elimination"])
+    after["elimination"] = sorted_keys(after["elimination"])
     return _with_parts_in_form(after, ("votes", "garnets"))
 
 
 _SETTLE = {"bidding": _settled_auction, "moving": _settled_moving, "ec_vote": _settled_vote}
 _INT_ONLY = frozenset({int})
-_ORJSON_INTS = range(-(2**63), 2**64)  # what orjson writes: a count past it fails the round trip (the fold says so)
 
 
 def _plain_counts(gold: dict[str, Any], garnets: dict[str, Any]) -> bool:
@@ -82,7 +81,7 @@ def _plain_counts(gold: dict[str, Any], garnets: dict[str, Any]) -> bool:
     C calls only: the audit asks after every auction."""
     counts = garnets.values()
     return (_INT_ONLY.issuperset(map(type, gold.values())) and _INT_ONLY.issuperset(map(type, counts))
-            and (not counts or min(counts) in _ORJSON_INTS and max(counts) in _ORJSON_INTS))
+            and (not counts or min(counts) in ORJSON_INTS and max(counts) in ORJSON_INTS))
 
 
 def _with_parts_in_form(after: State, keys: tuple[str, ...]) -> State | None:
@@ -185,9 +184,9 @@ def _resolve_moving(state: State, rng: Rng) -> JSON:
     garnets = {p: state["garnets"][p] + awarded.get(p, 0) for p in sorted(state["players"])}
     tiebreak = rules.tiebreak_garnets(state["options"], state["garnets"], awarded)
     elimination = _find_ec(state, active, distances, counts, tiebreak, rng)
-    return {
-        "private": {p: {"options": choices[p], "randomised": randomised[p] if total < 10 else _sorted(randomised[p])}
-                    for p in ids},
+    return {  # randomised rounds are keyed by number: from round 10 on, "10" sorts before "2"
+        "private": {p: {"options": choices[p],
+                        "randomised": randomised[p] if total < 10 else sorted_keys(randomised[p])} for p in ids},
         "public": {
             "distances": distances,
             "elimination": elimination,
@@ -200,11 +199,6 @@ def _resolve_moving(state: State, rng: Rng) -> JSON:
         },
         "secret": {"garnets": garnets, "paths": {p: paths[p] for p in ids}},
     }
-
-
-def _sorted(mapping: dict[str, Any]) -> dict[str, Any]:
-    """The dict with its keys in sorted order, as a round trip gives it (a randomised round "10" sorts before "2")."""
-    return dict(sorted(mapping.items()))
 
 
 def _find_ec(state: State, active: list[str], distances: dict[str, int], counts: dict[str, int],

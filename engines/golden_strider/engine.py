@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from engines.canonical import roundtrip
+from engines.canonical import roundtrip, sorted_keys
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.golden_strider import bots, kept, orders, race, report, robot, rules, tarnished, views
 from engines.golden_strider.kept import LAST
@@ -188,7 +188,7 @@ class GoldenStrider(Engine):
                 return outcome, None
             after["algorithms"] = algorithms
             # apply_round leaves a field a runner lacked last (the fold sorts it): here, in its place.
-            after["runners"] = [race.sorted_keys(runner) for runner in after["runners"]]
+            after["runners"] = [sorted_keys(runner) for runner in after["runners"]]
         return outcome, _settled(after)
 
     def apply_outcome(self, state: State, outcome: JSON) -> State:

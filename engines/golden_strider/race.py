@@ -8,6 +8,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
+from engines.canonical import sorted_keys
 from engines.golden_strider import kept, rules
 from engines.golden_strider.rules import Card
 
@@ -308,11 +309,6 @@ def _next_round(state: dict[str, Any], runners: list[dict[str, Any]], public: di
     if public["over"]:
         new["race_over"] = True
     return new if len(new) == len(state) else sorted_keys(new)  # a key the state lacked goes where it sorts
-
-
-def sorted_keys(value: dict[str, Any]) -> dict[str, Any]:
-    """``value`` with its keys in sorted order, as a round trip puts them (for the rare dict that gained a key)."""
-    return {key: value[key] for key in sorted(value)}
 
 
 def _resolve_orders(

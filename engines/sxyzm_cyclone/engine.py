@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from engines.canonical import roundtrip
+from engines.canonical import roundtrip, sorted_keys
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
 from engines.rng import Rng
 from engines.sxyzm_cyclone import rules, turns, views
@@ -165,8 +165,7 @@ class SxyzmCyclone(Engine):
         C sort of at most twenty names; ``apply_outcome``'s board is round-tripped by the fold, so not there).
         A state lacking a key the turn sets (no game's) would get it last: round-tripped instead."""
         outcome, board = self._resolved(state, rng)
-        spaces = board["spaces"]
-        board["spaces"] = {key: spaces[key] for key in sorted(spaces)}
+        board["spaces"] = sorted_keys(board["spaces"])
         after = _closed(state, board, outcome["public"])
         return outcome, after if len(after) == len(state) else roundtrip(after)
 
