@@ -140,14 +140,14 @@ class SxyzmCyclone(Engine):
                 raise RuleError(rules.RULE_ALL_ACTIONS,
                                 f"you rolled {roll}: all {roll} actions must be used while a cube can move",
                                 {"roll": roll, "moves": len(moves)})
-        _last.checked = _Checked(state, played)
+        _last.checked = _Checked(state, action, played)
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
         """Record the turn order; it is played when the turn resolves (a new order replaces it)."""
         new = dict(state)  # only the order changes; the rest is shared (states are never mutated)
         new["order"] = [{"cube": m["cube"], "toward": m["toward"]} for m in action["moves"]]
         checked = _last.checked
-        if checked is not None and checked.state is state:
+        if checked is not None and checked.state is state and checked.action is action:
             checked.applied = new  # the state validate's play may serve (see _checked_play)
         return new
 
@@ -174,7 +174,7 @@ class SxyzmCyclone(Engine):
         colour = state["current"]
         player = turns.player_of(state, colour)
         source, moves = self._turn_moves(state, colour, player, rng)
-        played = _checked_play(state, moves) if source == "order" else None
+        played = _checked_play(state) if source == "order" else None
         if played is None:
             played = _play_turn(state, colour, moves, checked=False)
         won, active = played.won, played.active
@@ -387,12 +387,12 @@ def _left_without_winner(state: State, active: list[str]) -> bool:
 class _Checked:
     """``validate``'s last play of an order in this thread, for the ``resolve_applied`` that follows it (an
     audit, and the service, check an order, record it with ``apply_action`` and resolve it): the play is
-    then not made twice.  Holds the states it was played from, and the play, whose records hold each move's
-    cube and target as validate read them (a checked play plays every move or raises), so none of them can be
-    replaced by others at the same address."""
+    then not made twice.  Holds the state and the action it was played from (states and orders are never
+    changed in place), the play, and what ``apply_action`` made of that very action on that very state."""
     state: State
+    action: JSON
     played: _Played
-    applied: State | None = None  # the state apply_action made last of ``state`` (any order)
+    applied: State | None = None  # the state apply_action made last of ``state`` with ``action``
 
 
 class _Kept(threading.local):
@@ -405,20 +405,14 @@ class _Kept(threading.local):
 _last = _Kept()
 
 
-def _checked_play(state: State, moves: list[rules.Move]) -> _Played | None:
-    """The play of ``moves`` that ``validate`` made last in this thread, if it made it on this state as far
-    as playing reads it: the state is the one ``apply_action`` made last of the state checked (every value
-    but the order the same; states are never changed in place) and each move's cube and target the same
-    strings.  None otherwise.  Handed out once: the board and records become the resolution's."""
+def _checked_play(state: State) -> _Played | None:
+    """The play of the state's order that ``validate`` made last in this thread, if it made it on
+    this state as far as playing reads it: the state is the one ``apply_action`` made last of the state checked,
+    with the very action checked (every value but the order the same, and the order a copy of each move's cube
+    and target as validate read them: states and orders are never changed in place).  None otherwise.  Handed
+    out once: the board and records become the resolution's."""
     checked = _last.checked
     if checked is None:
         return None
     _last.checked = None
-    played = checked.played
-    if state is not checked.applied or type(moves) is not list or len(moves) != len(played.effects):
-        return None
-    for move, effect in zip(moves, played.effects):
-        if type(move) is not dict or move.get("cube") is not effect["cube"] or (
-                move.get("toward") is not effect["toward"]):
-            return None
-    return played
+    return checked.played if state is checked.applied else None

@@ -194,6 +194,21 @@ def test_validates_play_never_serves_its_order_with_a_move_changed_added_or_left
     assert _resolution_or_error(applied) == (expected, 1)
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns())
+def test_validates_play_serves_only_the_very_action_it_checked(turn: tuple) -> None:
+    """The order validate checked, recorded on the very state it checked from an equal action that is another
+    object (as read again from JSON): played afresh, to the same resolution.  validate's play serves only what
+    apply_action made of the very action and state it checked (neither is ever changed in place)."""
+    state, player, action = turn
+    if not _validated(state, player, action):
+        return
+    expected = _played_afresh(ENGINE.apply_action(state, player, action))
+    ENGINE.validate(state, player, action)
+    applied = ENGINE.apply_action(state, player, orjson.loads(orjson.dumps(action)))
+    assert _resolved_counting_plays(applied) == (expected, 1)
+
+
 def _forget() -> None:
     cyclone._last.checked = cyclone._last.left = None
 
