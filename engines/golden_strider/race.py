@@ -359,16 +359,17 @@ def _resolve_orders(
             if hand is None:
                 hand = rules.starting_hand(list(default_cards))
         drug = (runner.get("drug") or drug or "clean") if tarnished else None  # drug_for
-        if at_expiry:  # rules.expiring; not rules.keeps_seven_turn_rule: another card expires now, and not this one
+        if at_expiry and split is not None and hand[chosen]["turn"] + life > round_no:
+            due, auto = (), False  # validate found this card playable, and it does not expire now: so none does
+        elif at_expiry:  # rules.expiring; not rules.keeps_seven_turn_rule: another card expires now, and not this one
             due = [i for i, card in enumerate(hand) if card["turn"] + life <= round_no]
             auto = chosen is None or (chosen not in due and bool(due))
         else:  # not rules.keeps_seven_turn_rule: the others cannot all be played by their deadlines
             due = ()
-            deadlines = [card["turn"] + life for card in hand]  # rules.deadline of each card
             auto = chosen is None
             if not auto and split is None:  # (validate found the card playable)
                 bound = round_no + 1
-                for d in sorted(d for i, d in enumerate(deadlines) if i != chosen):
+                for d in sorted(card["turn"] + life for i, card in enumerate(hand) if i != chosen):  # rules.deadline
                     if d < bound:
                         auto = True
                         break
