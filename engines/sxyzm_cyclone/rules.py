@@ -208,8 +208,9 @@ def checked_play(state: State, colour: str, move: Move, tables: tuple[Routes, Ro
                  ) -> tuple[tuple[str, str] | None, dict[str, Any] | None, bool]:
     """``checked_move``, then (when legal) ``play_move`` and ``entered_base`` of its record, in one call:
     (error, None, False) or (None, record, entered).  Validate plays every move of every order this way,
-    so the usual move, an own cube toward a colour in play from the top of a stack, is checked and located
-    here; anything else (an error, a cube in a base, any odd name) is ``checked_move``'s to answer."""
+    so the usual move, an own cube toward a colour in play from the top of a stack or from its own base, is
+    checked and located here, as ``locate`` looks for it; anything else (an error, any odd name) is
+    ``checked_move``'s to answer."""
     cube, toward = move["cube"], move["toward"]
     origin = None
     if (type(cube) is str and _CUBE_COLOURS.get(cube) == colour and toward != colour
@@ -219,6 +220,12 @@ def checked_play(state: State, colour: str, move: Move, tables: tuple[Routes, Ro
                 if stack.index(cube) == len(stack) - 1 and not position.startswith(BASE_PREFIX):
                     origin = position
                 break
+        else:  # on no space: locate's first base holding it; legal in its own (checked_move's finish rule)
+            for home, inside in state["bases"].items():
+                if cube in inside:
+                    if home == colour:
+                        origin = base(home)
+                    break
     if origin is None:
         error, origin = checked_move(state, colour, move)
         if error is not None:

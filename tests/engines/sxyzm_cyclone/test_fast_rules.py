@@ -265,6 +265,16 @@ def test_checked_play_answers_every_error_as_checked_move() -> None:
         plain_checked_play, working_copy(twice), "blue", move, tables)
     assert checked_play(working_copy(twice), "blue", move, tables)[0] == (
         RULE_STACK_TOP, "blue-1 is under another cube in the stack on blue:1")
+    for bases in ({"yellow": ["blue-1"], "blue": ["blue-1"]}, {"blue": ["blue-1"], "yellow": ["blue-1"]}):
+        in_two = {**state, "spaces": {}, "bases": bases}  # finished, and home too: as locate finds it first
+        assert outcome(checked_play, working_copy(in_two), "blue", move, tables) == outcome(
+            plain_checked_play, working_copy(in_two), "blue", move, tables)
+    assert checked_play(working_copy({**state, "spaces": {}, "bases": {"yellow": ["blue-1"], "blue": ["blue-1"]}}),
+                        "blue", move, tables)[0] == (RULE_FINISHED, "blue-1 has finished and is out of play")
+    home = checked_play(working_copy({**state, "spaces": {}, "bases": {"yellow": [], "blue": ["blue-4"]}}), "blue",
+                        {"cube": "blue-4", "toward": "yellow"}, tables)
+    assert home == (None, {"cube": "blue-4", "toward": "yellow", "from": "base:blue", "to": "blue:1", "pushes": []},
+                    False)
 
 
 @settings(max_examples=300, deadline=None)
