@@ -334,7 +334,7 @@ def _resolve_orders(
     past_post = opts["energiza_boost_mode"] == "past_post"
     enduron_bank, free_rounds, max_rounds = opts["enduron_bank"], opts["free_rounds"], opts["max_rounds"]
     bonuses = rules.BONUS_TEN_OR_MORE if len(everyone) >= 10 else rules.BONUS_UNDER_TEN
-    life = rules.CARD_LIFE
+    life, card_max = rules.CARD_LIFE, rules.CARD_MAX
     known = kept.LAST.labels
 
     moves = []
@@ -402,12 +402,22 @@ def _resolve_orders(
     for moved, place, earlier in zip(moves, after, before):
         runner, _, labels, played, forfeited, paid, move, bank, square, trip, auto, drug, energiza, boost = moved
         rid = runner["id"]
+        # rules.positional_bonus, replacement_card and overtaking_cost, their min and max written as the comparisons
+        # they make (a builtin's call costs more than the rest of the line): min(a, b) is b if b < a else a.
         bonus = bonuses[place - 1] if place <= len(bonuses) else 0
-        raw = min(rules.CARD_MAX, 2 * (bank + (enduron_bank if drug == "enduron" else 0)) + bonus)
+        raw = 2 * (bank + (enduron_bank if drug == "enduron" else 0)) + bonus
+        if not raw < card_max:
+            raw = card_max
         penalty = trip["penalty"] if trip else 0
-        value, balance = max(0, raw - penalty), max(0, penalty - raw)
+        value, balance = raw - penalty, penalty - raw
+        if not value > 0:
+            value = 0
+        if not balance > 0:
+            balance = 0
         carried = runner["owed"] - paid
-        cost = 0 if round_no <= free_rounds else max(0, earlier - place)
+        cost = 0 if round_no <= free_rounds else earlier - place
+        if not cost > 0:
+            cost = 0
         rows.append(_row(rid, labels + [f"{value}/{round_no}"], played, paid, move, bank, value, square, place,
                          cost + carried + balance, carried, auto, trip, forfeited))
         if drug is not None:
