@@ -13,6 +13,9 @@ from engines.golden_strider import kept, rules
 from engines.golden_strider.rules import Card
 
 _PLACE = itemgetter("P")  # a row's place
+# f"{value}" of each value a replacement card can have, 0-10 (an int: the bonus and the bank doubled, less an int
+# penalty, bounded by ints); any other value fails to index it, and the plain path then writes its label.
+_VALUES = tuple(f"{value}" for value in range(rules.CARD_MAX + 1))
 Plan = dict[str, Any]  # {"card": index|None, "move", "bank", "deduct", "energiza", "boost", "cards", "drug"}
 # What a round played for one runner: the runner, the hand it played from, the index played, those forfeited, its row.
 Played = tuple[dict[str, Any], list[Card], int, list[int], dict[str, Any]]
@@ -399,6 +402,7 @@ def _resolve_orders(
     after = rules.places([m[8] for m in moves])
 
     rows, secret, private = [], {}, {}
+    turn = f"/{round_no}"  # the replacement card's label (card_label) is its value's text and this
     for moved, place, earlier in zip(moves, after, before):
         runner, _, labels, played, forfeited, paid, move, bank, square, trip, auto, drug, energiza, boost = moved
         rid = runner["id"]
@@ -418,7 +422,7 @@ def _resolve_orders(
         cost = 0 if round_no <= free_rounds else earlier - place
         if not cost > 0:
             cost = 0
-        rows.append(_row(rid, labels + [f"{value}/{round_no}"], played, paid, move, bank, value, square, place,
+        rows.append(_row(rid, labels + [_VALUES[value] + turn], played, paid, move, bank, value, square, place,
                          cost + carried + balance, carried, auto, trip, forfeited))
         if drug is not None:
             _drug_used(secret, private, runner, drug, energiza, boost)
