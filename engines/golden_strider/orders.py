@@ -5,7 +5,7 @@ from typing import Any
 
 from engines.contract import RuleError, not_now
 from engines.golden_strider import rules
-from engines.golden_strider.kept import Play
+from engines.golden_strider.kept import LAST, Play
 from engines.golden_strider.race import Plan, active, held
 from engines.golden_strider.tarnished import starting_total
 
@@ -50,6 +50,17 @@ def named_runner(mine: list[dict[str, Any]], name: str | None) -> dict[str, Any]
 def _is_named(runner: dict[str, Any], wanted: str) -> bool:
     """An order names its runner by id or by name, in any case (``wanted``: the name stripped and casefolded)."""
     return wanted == runner["id"].casefold() or wanted == runner["name"].casefold()
+
+
+def _player_ids(players: list[dict[str, Any]]) -> frozenset[Any]:
+    """The ids of the game's players (``check_order`` asks whether the actor is one of them, with ``==``: the same
+    answer for the strings ids are, and a player without an id or an id that cannot be hashed raises, so that
+    check_order decides).  Read once a game, not once an order: every state of a game holds the same list
+    (``kept.LAST.players``)."""
+    known = LAST.players
+    if known is None or known[0] is not players:
+        known = LAST.players = (players, frozenset([player["id"] for player in players]))
+    return known[1]
 
 
 def check_setup(state: dict[str, Any], runner: dict[str, Any], action: dict[str, Any]) -> None:
@@ -147,10 +158,7 @@ def _plainly_valid_play(
     if action["type"] != "play" or state["stage"] != "round":
         return None
     runner = find_runner(state, actor, action.get("runner"))  # one of the actor's runners: they have some
-    for player in state["players"]:  # and a player of the game
-        if player["id"] == actor:
-            break
-    else:
+    if actor not in _player_ids(state["players"]):  # and a player of the game
         return None
     if action.get("drug") or action.get("energiza") or action.get("boost"):
         return None
