@@ -336,7 +336,11 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
             continue
         won = rules.winners(work, active)
     if active is not None and not won:
-        _last.left = _Left(state["colours"], active, dict(work["bases"]), state["players"], state["ejected"])
+        left = _last.left
+        if left is not None and left.active is active:  # its candidates, so its very lists: only the bases change
+            left.bases = dict(work["bases"])
+        else:
+            _last.left = _Left(state["colours"], active, dict(work["bases"]), state["players"], state["ejected"])
     return _Played(work, effects, won, active)
 
 
@@ -351,7 +355,8 @@ def _refuse(move: rules.Move, index: int, error: tuple[str, str]) -> NoReturn:
 class _Left:
     """What ``winners`` reads of a board a play left without a winner: the colours, the candidates it was
     checked for, and the bases (a copy of the map; the rules replace base lists, never edit them); and the
-    players and ejected lists the candidates were found from (``_active_colours``)."""
+    players and ejected lists the candidates were found from (``_active_colours``).  Kept in one place
+    (``_last.left``): a play whose candidates were found from it changes its bases only (a new one costs a call)."""
     colours: list[str]
     active: list[str]
     bases: dict[str, list[str]]

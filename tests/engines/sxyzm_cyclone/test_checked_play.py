@@ -390,6 +390,23 @@ def test_a_board_left_without_winner_with_other_colours_in_play_is_checked_for_w
     assert refused.value.rule == cyclone.RULE_WON
 
 
+def test_a_board_left_without_winner_is_kept_with_the_candidates_it_was_checked_for() -> None:
+    """Rule 'the game ends with the winning action': a play on a state's very lists, then a play with blue's
+    player ejected (other candidates) that leaves a board on which blue has won; on that board with the first
+    lists again (blue a candidate), blue's win ends green's turn at its first move.  The board kept from the
+    second play is kept with its own candidates, not the first play's."""
+    cyclone._last.checked = cyclone._last.left = None
+    before = {**scenario.board(scenario.game(3), {"yellow:4": ["yellow-4", "yellow-5"]}), "current": "yellow"}
+    ENGINE.validate(before, "p2", scenario.order(("yellow-1", "green")))
+    won = _three_blue_cubes_in_yellows_base()
+    ENGINE.validate({**before, "bases": won["bases"], "ejected": ["p1"]}, "p2", scenario.order(("yellow-1", "green")))
+    left = cyclone._last.checked.played.board
+    after = {**before, "spaces": left["spaces"], "bases": left["bases"], "current": "green"}
+    with pytest.raises(RuleError) as refused:
+        ENGINE.validate(after, "p3", scenario.order(("green-1", "blue"), ("green-2", "blue")))
+    assert refused.value.rule == cyclone.RULE_WON
+
+
 def test_a_play_is_kept_for_its_own_thread_only() -> None:
     """What validate kept serves the resolution in its thread; another thread (a worker's) plays afresh."""
     state = _game_states(0, 0)[0]
