@@ -82,8 +82,19 @@ def draw_split(rng: Rng, true: Mapping[str, int]) -> dict[str, int]:
     B: the false move in Packet 3 (the other two are in Packet 2); C: the false move in
     Packet 4 (the other two in Packet 2); D: the false move in Packet 4 (the other two in
     Packet 3).  Values are candidate indices.
+
+    Each is ``rng.choice(false_indices(true[letter]))``, for B, C and D in turn.  With every true index one of
+    0-3 (as setup draws them), each choice is of three, so the three are drawn in one ``belows(3, 3)``: the
+    same draws, the ``k``-th false index being ``k``, or ``k + 1`` from the true one on.
     """
+    true_b, true_c, true_d = true["B"], true["C"], true["D"]
+    if true_b in _INDICES and true_c in _INDICES and true_d in _INDICES:  # a tuple: == as false_indices compares
+        b, c, d = rng.belows(3, 3)
+        return {"B": b + (b >= true_b), "C": c + (c >= true_c), "D": d + (d >= true_d)}
     return {letter: rng.choice(false_indices(true[letter])) for letter in ("B", "C", "D")}
+
+
+_INDICES = (0, 1, 2, 3)  # a move's index among its option's four candidates
 
 
 def packet_contents(
@@ -94,14 +105,38 @@ def packet_contents(
     Packet 1: the true move for A.  Packet 2: two false moves each of B and C.
     Packet 3: one false move of B and two of D.  Packet 4: one false move each of C and D.
     No packet repeats another's information; together they reveal every true move.
-    """
 
+    The pairs are read from ``_PAIRS`` (setup and every auction make a round's packets): the same moves, read in
+    the same places, as the plain rule below, which answers whatever the table does not (a true index equal to
+    the split's, out of range, not a number), and so says what that gives.
+    """
+    try:
+        b, c, d = candidates["B"], candidates["C"], candidates["D"]
+        i, j = _PAIRS[true["B"], split["B"]]
+        pair_b = [list(b[i]), list(b[j])]
+        i, j = _PAIRS[true["C"], split["C"]]
+        pair_c = [list(c[i]), list(c[j])]
+        i, j = _PAIRS[true["D"], split["D"]]
+        return {
+            "1": {"A": {"true": list(candidates["A"][true["A"]])}},
+            "2": {"B": {"false": pair_b}, "C": {"false": pair_c}},
+            "3": {"B": {"false": [list(b[split["B"]])]}, "D": {"false": [list(d[i]), list(d[j])]}},
+            "4": {"C": {"false": [list(c[split["C"]])]}, "D": {"false": [list(d[split["D"]])]}},
+        }
+    except Exception:  # data no setup makes: the plain rule raises what it raises, or gives what it gives
+        pass
     return {
         "1": {"A": {"true": list(candidates["A"][true["A"]])}},
         "2": {"B": {"false": _pair(candidates, true, split, "B")}, "C": {"false": _pair(candidates, true, split, "C")}},
         "3": {"B": {"false": _single(candidates, split, "B")}, "D": {"false": _pair(candidates, true, split, "D")}},
         "4": {"C": {"false": _single(candidates, split, "C")}, "D": {"false": _single(candidates, split, "D")}},
     }
+
+
+# (true index, single-move slot's index) -> the indices of the pair's two false moves, in candidate order
+_PAIRS: dict[tuple[int, int], tuple[int, int]] = {
+    (t, s): tuple(i for i in range(4) if i != t and i != s) for t in range(4) for s in range(4) if t != s  # type: ignore[misc]
+}
 
 
 def _single(candidates: Mapping[str, Sequence[Move]], split: Mapping[str, int], letter: str) -> list[Move]:
