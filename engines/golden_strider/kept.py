@@ -32,7 +32,7 @@ class _Kept:
     checked, and states and orders are never changed in place, so a thread only ever
     finds here what it would work out itself, or nothing."""
 
-    __slots__ = ("checked", "round", "labels", "players")
+    __slots__ = ("checked", "round", "labels", "places", "players")
 
     def __init__(self) -> None:
         # The last order validate let through: (state, order, runner, play), or None.
@@ -42,6 +42,9 @@ class _Kept:
         # the row's less the cards gone): the next round writes them again.  The hand is held here, so its id is
         # its own while it is, and hands are never changed in place.
         self.labels: dict[int, tuple[list[dict[str, int]], list[str]]] = {}
+        # The runners list of the state that round made (held here, so its id is its own while it is), and the places
+        # of its runners in the race, in field order (the rows' places): the next round ranks the same squares.
+        self.places: tuple[list[dict[str, Any]], list[int]] | None = None
         # The players list of the game validate last asked about, and its players' ids: every state of a game holds
         # the same list (never changed in place; held here, so its id is its own while it is).
         self.players: tuple[list[dict[str, Any]], frozenset[Any]] | None = None

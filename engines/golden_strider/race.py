@@ -247,17 +247,20 @@ def resolve_orders_applied(state: dict[str, Any]) -> tuple[dict[str, Any], dict[
     replacement, instead of every card read back from its label (tests/engines/golden_strider/
     test_resolve_applied.py compares the two)."""
     try:
-        outcome, played = _resolve_orders(state, kept.plays_for(state))
+        outcome, played, places = _resolve_orders(state, kept.plays_for(state))
     except Exception:
         return None
     try:
-        return outcome, _played_round(state, outcome, played)
+        return outcome, _played_round(state, outcome, played, places)
     except Exception:  # whatever apply_round would make of it, it decides
         return outcome, None
 
 
-def _played_round(state: dict[str, Any], outcome: dict[str, Any], played: list[Played]) -> dict[str, Any] | None:
-    """``apply_round(state, roundtrip(outcome))`` for the round ``_resolve_orders`` played, or None where reading
+def _played_round(
+    state: dict[str, Any], outcome: dict[str, Any], played: list[Played], places: list[int]
+) -> dict[str, Any] | None:
+    """``apply_round(state, roundtrip(outcome))`` for the round ``_resolve_orders`` played (the runners in the race
+    ending in ``places``), or None where reading
     the labels back could give other cards.  A card is exactly what its label reads back as when its value and
     turn are whole numbers (not bools): so they are in every hand of a state, which only ``apply_round`` (from
     labels) and this (from such hands) fill, except a first round's, made from an order's values or the default
@@ -291,6 +294,7 @@ def _played_round(state: dict[str, Any], outcome: dict[str, Any], played: list[P
         after = {runner["id"]: runner for runner in runners}
         runners = [after.get(runner["id"]) or dict(runner) for runner in state["runners"]]
     kept.LAST.labels = labels
+    kept.LAST.places = (runners, places)  # the squares the runners in the race now stand on rank them so
     return _next_round(state, runners, public)
 
 
@@ -316,10 +320,12 @@ def _next_round(state: dict[str, Any], runners: list[dict[str, Any]], public: di
 
 def _resolve_orders(
     state: dict[str, Any], plays: dict[str, kept.Play] | None = None
-) -> tuple[dict[str, Any], list[Played]]:
-    """``resolve_orders``'s outcome, and what was played.  ``plays``: what validate found of the orders that made
-    this very state (``kept.plays_for``), each used only for the very order it checked.  The hands the last round
-    played made (``_played_round``) come with their labels (``kept.LAST.labels``)."""
+) -> tuple[dict[str, Any], list[Played], list[int]]:
+    """``resolve_orders``'s outcome, what was played, and the places the runners in the race end in.  ``plays``: what
+    validate found of the orders that made this very state (``kept.plays_for``), each used only for the very order
+    it checked.  The hands the last round played made (``_played_round``) come with their labels
+    (``kept.LAST.labels``), and the field it made with its runners' places (``kept.LAST.places``): ``rules.places``
+    of their squares, which are the rows' squares, ranked then."""
     opts = state["options"]
     round_no = state["round"]
     orders = state["orders"]
@@ -398,7 +404,8 @@ def _resolve_orders(
         held = known.get(id(hand)) if known else None  # the labels of a hand the last round played made
         labels = held[1] if held is not None else [f"{c['value']}/{c['turn']}" for c in hand]
         moves.append((runner, hand, labels, index, forfeited, paid, move, bank, square, trip, auto, drug, extra, boost))
-    before = rules.places([r["square"] for r in runners])
+    placed = kept.LAST.places
+    before = placed[1] if placed is not None and placed[0] is everyone else rules.places([r["square"] for r in runners])
     after = rules.places([m[8] for m in moves])
 
     rows, secret, private = [], {}, {}
@@ -427,4 +434,4 @@ def _resolve_orders(
         if drug is not None:
             _drug_used(secret, private, runner, drug, energiza, boost)
     played = [(move[0], move[1], move[3], move[4], row) for move, row in zip(moves, rows)]  # rows not yet by place
-    return _outcome(rows, secret, private, None, round_no, length, max_rounds), played
+    return _outcome(rows, secret, private, None, round_no, length, max_rounds), played, after
