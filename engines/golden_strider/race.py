@@ -330,8 +330,11 @@ def _resolve_orders(
     round_no = state["round"]
     orders = state["orders"]
     everyone = state["runners"]
-    if len({r["id"] for r in everyone}) != len(everyone):
-        raise ValueError("runner ids repeat")  # the plain path's dicts by id decide what that gives
+    placed = kept.LAST.places  # the field the last round resolved for the audit made, and its places
+    if placed is None or placed[0] is not everyone:
+        placed = None  # (that field's ids are those of the field it was made from, which this found distinct)
+        if len({r["id"] for r in everyone}) != len(everyone):
+            raise ValueError("runner ids repeat")  # the plain path's dicts by id decide what that gives
     runners = [r for r in everyone if not r["withdrawn"]]
     length = race_length(opts)
     course = rules.obstacle_map(opts, length)
@@ -404,8 +407,7 @@ def _resolve_orders(
         held = known.get(id(hand)) if known else None  # the labels of a hand the last round played made
         labels = held[1] if held is not None else [f"{c['value']}/{c['turn']}" for c in hand]
         moves.append((runner, hand, labels, index, forfeited, paid, move, bank, square, trip, auto, drug, extra, boost))
-    placed = kept.LAST.places
-    before = placed[1] if placed is not None and placed[0] is everyone else rules.places([r["square"] for r in runners])
+    before = placed[1] if placed is not None else rules.places([r["square"] for r in runners])
     after = rules.places([m[8] for m in moves])
 
     rows, secret, private = [], {}, {}

@@ -49,5 +49,7 @@ def test_places_kept_serve_the_very_field_they_were_made_for_and_no_other(case: 
             other = _reranked(after)
             if other["stage"] == "round":  # (resolve reads what was kept, and keeps nothing)
                 assert ENGINE.resolve(other, Rng("places", "phase", 1)) == _plain(other)
+                twice = {**other, "runners": [*other["runners"][:-1], {**other["runners"][-1], "id": "r1"}]}
+                assert ENGINE.resolve(twice, Rng("places", "phase", 1)) == _plain(twice)  # ids repeated: plain
             state = after
         assert kept_used > 3
