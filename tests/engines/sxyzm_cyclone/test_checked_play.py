@@ -116,17 +116,13 @@ def test_validates_play_never_serves_another_state_or_order(turn: tuple, other: 
     state, player, action = turn
     if not _validated(state, player, action):
         return
-    kind = data.draw(st.sampled_from(["equal copy of a value", "equal strings", "another turn"]))
+    # (An equal order read again as from JSON: test_validates_play_serves_only_the_very_action_it_checked.)
+    kind = data.draw(st.sampled_from(["equal copy of a value", "another turn"]))
     if kind == "equal copy of a value":  # equal, but not the state validate checked
         containers = sorted(k for k, v in state.items() if k != "order" and type(v) in (dict, list))
         key = data.draw(st.sampled_from(containers))
         changed = {**state, key: copy.deepcopy(state[key])}
         applied = ENGINE.apply_action(changed, player, action)
-    elif kind == "equal strings":  # the same order, read again (as from JSON): equal strings, other objects
-        if not action["moves"]:
-            return
-        applied = ENGINE.apply_action(state, player, action)
-        applied["order"] = [{k: "".join(list(v)) for k, v in move.items()} for move in applied["order"]]
     else:
         other_state, other_player, other_action = other
         if other_state is state and not other_action["moves"] and not action["moves"]:
