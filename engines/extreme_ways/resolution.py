@@ -116,16 +116,17 @@ def _resolve_bidding(state: State) -> JSON:
     packets = rules.round_packets(state["rounds"][number - 1]["options"],
                                   state["secret_rounds"][number - 1])
     packet_of = {p: k for k, winners in awarded.items() for p in winners}
-    paid = {p: amount for p, amount in bids.items() if p in packet_of}
     leftover = rules.leftover_packets(awarded) if rules.reveals_leftover_packets(state["options"]) else []
     gold = state["gold"]
     private: dict[str, Any] = {}
+    paid: dict[str, Any] = {}  # the winners' bids, in sorted order as the bids are: filled in the loop below
     for p in sorted(active):
-        packet, cost = packet_of.get(p), paid.get(p, 0)
-        if packet is None:
-            private[p] = {"bid": bids.get(p), "gold": gold[p] - cost, "packet": None, "paid": cost, "round": number}
-        else:  # the contents: made for this outcome, shared, never changed
-            private[p] = {"bid": bids.get(p), "contents": packets[packet], "gold": gold[p] - cost, "packet": packet,
+        packet = packet_of.get(p)
+        if packet is None:  # (- 0: a count is what it would be after paying nothing, whatever its type)
+            private[p] = {"bid": bids.get(p), "gold": gold[p] - 0, "packet": None, "paid": 0, "round": number}
+        else:  # a winner bid (bids holds every winner); the contents: made for this outcome, shared, never changed
+            cost = paid[p] = bids[p]
+            private[p] = {"bid": cost, "contents": packets[packet], "gold": gold[p] - cost, "packet": packet,
                           "paid": cost, "round": number}
     return {
         "private": private,
