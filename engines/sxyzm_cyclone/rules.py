@@ -209,23 +209,21 @@ def checked_play(state: State, colour: str, move: Move, tables: tuple[Routes, Ro
     """``checked_move``, then (when legal) ``play_move`` and ``entered_base`` of its record, in one call:
     (error, None, False) or (None, record, entered).  Validate plays every move of every order this way,
     so the usual move, an own cube toward a colour in play from the top of a stack or from its own base, is
-    checked and located here, as ``locate`` looks for it; anything else (an error, any odd name) is
+    checked and located (``locate``) here; anything else (an error, any odd name) is
     ``checked_move``'s to answer."""
     cube, toward = move["cube"], move["toward"]
     origin = None
     if (type(cube) is str and _CUBE_COLOURS.get(cube) == colour and toward != colour
             and toward in state["colours"]):
-        for position, stack in state["spaces"].items():
-            if cube in stack:  # locate's first place; legal on top of its stack (checked_move's stack rule)
-                if stack.index(cube) == len(stack) - 1 and not position.startswith(BASE_PREFIX):
-                    origin = position
-                break
-        else:  # on no space: locate's first base holding it; legal in its own (checked_move's finish rule)
-            for home, inside in state["bases"].items():
-                if cube in inside:
-                    if home == colour:
-                        origin = base(home)
-                    break
+        try:
+            position, level = locate(state, cube)
+        except KeyError:  # on the board nowhere: checked_move says so
+            position = level = None
+        if level is not None:  # legal on top of its stack (checked_move's stack rule)
+            if level == len(state["spaces"][position]) - 1 and not position.startswith(BASE_PREFIX):
+                origin = position
+        elif position is not None and position == base(colour):  # legal in its own base (the finish rule)
+            origin = position
     if origin is None:
         error, origin = checked_move(state, colour, move)
         if error is not None:
