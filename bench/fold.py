@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
@@ -59,6 +59,22 @@ def _play(ctx: Any, engine: Any, quick: bool) -> tuple[dict[str, Any], list[tupl
     return {"players": case["players"], "options": options}, games
 
 
+def timed_rounds(runs: dict[str, Callable[[], Any]], quick: bool = False,
+                 seconds: float = TIMING_S) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """Every run timed once a round, in turn, for at least ``MIN_ROUNDS`` rounds and then until ``seconds`` of
+    timing or ``MAX_ROUNDS`` (one round with ``quick``): each run's timings, and its last result."""
+    timings: dict[str, list[float]] = {name: [] for name in runs}
+    results: dict[str, Any] = {}
+    began = time.perf_counter()
+    while True:
+        for name, run in runs.items():
+            took, results[name] = best_of(1, run)
+            timings[name].append(took)
+        rounds = len(timings[name])
+        if quick or rounds >= MAX_ROUNDS or (rounds >= MIN_ROUNDS and time.perf_counter() - began >= seconds):
+            return timings, results
+
+
 def _measure(ctx: Any, engine: Any, quick: bool) -> dict[str, Any]:
     """Time decoding, folding and auditing the engine's games (the best of interleaved rounds, see MIN_ROUNDS)."""
     case, games = _play(ctx, engine, quick)
@@ -76,16 +92,8 @@ def _measure(ctx: Any, engine: Any, quick: bool) -> dict[str, Any]:
         "fold_stored": lambda: [fold([orjson.loads(r) for r in raw]) for raw in raws],
         "audit_stored": lambda: [audit([orjson.loads(r) for r in raw], seed) for raw, seed in games],
     }
-    timings: dict[str, list[float]] = {name: [] for name in runs}
-    results: dict[str, Any] = {}
-    began = time.perf_counter()
-    while True:
-        for name, run in runs.items():
-            took, results[name] = best_of(1, run)
-            timings[name].append(took)
-        rounds = len(timings["fold"])
-        if quick or rounds >= MAX_ROUNDS or (rounds >= MIN_ROUNDS and time.perf_counter() - began >= TIMING_S):
-            break
+    timings, results = timed_rounds(runs, quick)
+    rounds = len(timings["fold"])
     best = {name: min(took) for name, took in timings.items()}
     json_s, orjson_s, fold_s, audit_s = best["json"], best["orjson"], best["fold"], best["audit"]
     records, reports = results["fold"], results["audit"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench import storm
+from bench import fold, storm
 from bench.__main__ import main
 from bench.common import Budget, OutOfTime
 
@@ -120,3 +120,23 @@ def test_a_failing_worker_class_keeps_the_other_class_figures(monkeypatch: pytes
     assert "900 of 1000" in result["classes"]["fork"]["error"]
     measures = [line["measure"] for line in result["summary"]]
     assert "storm: resolutions/s (simple)" in measures and "storm: resolutions/s (fork)" in measures
+
+
+def test_fold_timing_rounds_go_on_until_their_time_is_used_then_stop_at_the_cap() -> None:
+    calls: list[str] = []
+
+    def run(name: str) -> int:
+        if len(calls) > 4 * fold.MAX_ROUNDS:
+            raise RuntimeError("the rounds went past their cap")
+        calls.append(name)
+        return len(calls)
+
+    runs = {"a": lambda: run("a"), "b": lambda: run("b")}
+    timings, results = fold.timed_rounds(runs, seconds=0.0)  # time used at once: the floor of rounds
+    assert [len(timings["a"]), len(timings["b"])] == [fold.MIN_ROUNDS] * 2
+    assert calls[:4] == ["a", "b", "a", "b"] and results == {"a": len(calls) - 1, "b": len(calls)}
+    calls.clear()
+    timings, _ = fold.timed_rounds(runs, seconds=3600.0)  # time never used up: the cap
+    assert len(timings["a"]) == fold.MAX_ROUNDS == len(calls) // 2
+    timings, _ = fold.timed_rounds(runs, quick=True, seconds=3600.0)
+    assert len(timings["b"]) == 1
