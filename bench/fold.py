@@ -26,8 +26,8 @@ AUDIT_TARGET = 2.0
 MIN_EVENTS = 600    # a fold of 30-90 ms: long enough to time, short enough to play in seconds
 MAX_GAMES = 12
 # Rounds of timing per engine: at least MIN_ROUNDS, then on until TIMING_S seconds were spent or MAX_ROUNDS.
-# Seven rounds did not converge on a noisy host: the same code gave audit/fold 1.92-2.14 over runs with 7,
-# and 2.19-2.21 over runs with 50 (a round of the six measures is ~60 ms an engine).
+# Seven rounds did not converge on a noisy host: the same code gave Extreme Ways' audit 1.92-2.14 folds over
+# seven-round runs and 2.16-2.29 over runs of 24-60 rounds (a round of the six measures is ~60 ms an engine).
 MIN_ROUNDS = 7
 MAX_ROUNDS = 60
 TIMING_S = 2.5
