@@ -14,6 +14,7 @@ from bench.games import bot_orders, make_game
 from bench.report import row
 
 TARGET = 0.7
+WARM_S = 3.0  # an uncounted load run on each side before the rounds
 
 # gunicorn settings compared on the full order path (the first is what `arbiter up` runs).
 CONFIGS = {
@@ -79,6 +80,10 @@ def _measured(stack: Stack, api: Any, items: list[dict[str, Any]], threads: int,
 def _rounds(stack: Stack, real: Any, base: Any, items: list[dict[str, Any]], rounds: int, duration: float,
             threads: int, tag: str) -> dict[str, Any]:
     runs: dict[str, list[dict[str, Any]]] = {"full": [], "baseline": []}
+    for name, api in (("baseline", base), ("full", real)):
+        # Not counted: the first load run against a fresh server ran at 40-85% of the later ones' rate on the
+        # baseline side (its 1 s warm-up was not enough), which made that round's ratio the highest.
+        load(api.port, items, threads=threads, duration=min(WARM_S, duration), idempotency_prefix=f"{tag}-warm-{name}")
     for index in range(rounds):
         order = [("baseline", base), ("full", real)] if index % 2 == 0 else [("full", real), ("baseline", base)]
         for name, api in order:
