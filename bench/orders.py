@@ -14,7 +14,7 @@ from bench.games import bot_orders, make_game
 from bench.report import row
 
 TARGET = 0.7
-WARM_S = 3.0  # an uncounted load run on each side before the rounds
+WARM_S = 3.0  # an uncounted load run against each fresh server before it is measured
 
 # gunicorn settings compared on the full order path (the first is what `arbiter up` runs).
 CONFIGS = {
@@ -77,13 +77,16 @@ def _measured(stack: Stack, api: Any, items: list[dict[str, Any]], threads: int,
     return result
 
 
+def _warm(apis: dict[str, Any], items: list[dict[str, Any]], threads: int, duration: float) -> None:
+    """Not counted: the first load run against a fresh server ran at 40-85% of the later ones' rate on the
+    baseline side (its 1 s warm-up was not enough), which made that round's ratio the highest."""
+    for name, api in apis.items():
+        load(api.port, items, threads=threads, duration=min(WARM_S, duration), idempotency_prefix=f"warm-{name}")
+
+
 def _rounds(stack: Stack, real: Any, base: Any, items: list[dict[str, Any]], rounds: int, duration: float,
             threads: int, tag: str) -> dict[str, Any]:
     runs: dict[str, list[dict[str, Any]]] = {"full": [], "baseline": []}
-    for name, api in (("baseline", base), ("full", real)):
-        # Not counted: the first load run against a fresh server ran at 40-85% of the later ones' rate on the
-        # baseline side (its 1 s warm-up was not enough), which made that round's ratio the highest.
-        load(api.port, items, threads=threads, duration=min(WARM_S, duration), idempotency_prefix=f"{tag}-warm-{name}")
     for index in range(rounds):
         order = [("baseline", base), ("full", real)] if index % 2 == 0 else [("full", real), ("baseline", base)]
         for name, api in order:
@@ -138,6 +141,7 @@ def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rou
             for index, (name, args) in enumerate(CONFIGS.items())}
     rps: dict[str, list[float]] = {name: [] for name in CONFIGS}
     try:
+        _warm(apis, items, threads, duration)
         for index in range(rounds):
             names = list(CONFIGS) if index % 2 == 0 else list(reversed(CONFIGS))
             for name in names:
@@ -162,6 +166,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     real = stack.api("service.wsgi:app", name="api-orders")
     base = stack.api("bench.baseline_app:app", name="api-baseline")
     say(f"orders: {len(items)} bidders in {games} games, {threads} client threads, {rounds}x{duration}s each side")
+    _warm({"baseline": base, "full": real}, items, threads, duration)
     result.update(games=games, bidders=len(items), threads=threads, seconds_per_run=duration)
     result["everysec"] = _rounds(stack, real, base, items, rounds, duration, threads, "everysec")
     for side in ("full", "baseline"):
