@@ -3,7 +3,8 @@
 -- ARGV[1] expected seq, ARGV[2] expected head hash, ARGV[3] event json, ARGV[4] event hash,
 -- ARGV[5] idempotency record ('' when none), ARGV[6] idempotency ttl seconds,
 -- ARGV[7] guard: a private-hash field ('' when none) that must still hold ARGV[8], with KEYS[4] below ARGV[9],
--- ARGV[10..] field, value pairs to HSET into the private hash (tokens, seed)
+-- ARGV[10] a channel to announce the appended event on ('' when none), ARGV[11] the game id,
+-- ARGV[12..] field, value pairs to HSET into the private hash (tokens, seed)
 -- Replies: {'ok', seq} | {'guard'} | {'idem', record} | {'conflict', seq, head, entries from ARGV[1] on (at most 256)}
 if ARGV[7] ~= '' then
   local count = redis.call('GET', KEYS[4])
@@ -36,7 +37,10 @@ redis.call('XADD', KEYS[1], ARGV[1] .. '-0', 'e', ARGV[3], 'h', ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[2], ARGV[5], 'EX', tonumber(ARGV[6]))
 end
-if #ARGV > 9 then
-  redis.call('HSET', KEYS[3], unpack(ARGV, 10))
+if #ARGV > 11 then
+  redis.call('HSET', KEYS[3], unpack(ARGV, 12))
+end
+if ARGV[10] ~= '' then
+  redis.call('PUBLISH', ARGV[10], ARGV[1] .. ' ' .. ARGV[11] .. ' ' .. ARGV[3])
 end
 return {'ok', ARGV[1]}

@@ -37,6 +37,10 @@ DEADLINES = f"{PREFIX}:deadlines"
 
 EVENTS_PATTERN = f"{PREFIX}:{{*}}:events"
 
+# The channel every append publishes its event on, as ``<seq> <game id> <event json>`` (a
+# notice for the API processes' caches, never the record of anything: the stream is).
+APPENDED = f"{PREFIX}:appended"
+
 
 def game_id_of_events_key(key: str) -> str:
     return key[len(PREFIX) + 2 : key.index("}:events")]

@@ -30,9 +30,10 @@ IDEMPOTENCY_TTL = 48 * 3600  # the API promises at least 24 hours
 
 def _append_call(
     game_id: str, event: Event, idempotency: IdempotencyRecord | None, private: dict[str, str] | None,
-    guard: Guard | None,
+    guard: Guard | None, announce: str,
 ) -> tuple[list[str], list[Any]]:
-    """The append script's keys and arguments (see append.lua)."""
+    """The append script's keys and arguments (see append.lua).  ``announce``: the channel the
+    appended event is published on ("" for none)."""
     idem_key = (
         keys.idempotency(game_id, idempotency.scope, idempotency.key_digest)
         if idempotency
@@ -46,6 +47,8 @@ def _append_call(
         idempotency.encode() if idempotency else "",
         IDEMPOTENCY_TTL,
         *((guard.field, guard.value, guard.limit) if guard else ("", "", 0)),
+        announce,
+        game_id,
     ]
     for field, value in (private or {}).items():
         args += [field, value]
@@ -114,6 +117,9 @@ class EventStore:
         # (and one without redis-py's client-side cache, which the lean path would bypass).
         self._lean = type(redis) is Redis and getattr(redis.connection_pool, "cache", None) is None
         self._local = threading.local()
+        # Every append is announced to the API processes (``replays.listening``) so that their cached records
+        # keep up with the other processes' appends.  Not on a cluster: a PUBLISH there goes to every node.
+        self.announce = keys.APPENDED if type(redis) is Redis else ""
 
     # -- writing -------------------------------------------------------------------
     def append(
@@ -127,7 +133,7 @@ class EventStore:
     ) -> Appended:
         """Append ``event`` if it is the next one; raises Conflict if it is not, GuardFailed if ``guard`` fails
         (checked first), and answers a stored idempotent reply instead of appending (checked second)."""
-        reply = self._run_append(*_append_call(game_id, event, idempotency, private, guard))
+        reply = self._run_append(*_append_call(game_id, event, idempotency, private, guard, self.announce))
         status = _text(reply[0])
         if status == "ok":
             return Appended(event)
@@ -140,7 +146,7 @@ class EventStore:
     def queue_append(self, pipe: Any, game_id: str, event: Event) -> None:
         """Queue a plain conditional append of ``event`` on ``pipe`` (its reply: ``[b"ok", seq]`` or a
         conflict, unparsed): for loading many events at once, as the benchmarks and fixtures do."""
-        script_keys, args = _append_call(game_id, event, None, None, None)
+        script_keys, args = _append_call(game_id, event, None, None, None, self.announce)
         self._append(keys=script_keys, args=args, client=pipe)
 
     def _run_append(self, script_keys: list[str], args: list[Any]) -> Any:

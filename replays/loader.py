@@ -52,6 +52,19 @@ class GameLoader:
         self.forget(game_id)  # behind by more than the script returns, or on another chain
         return self.load(game_id)
 
+    def heard(self, game_id: str, seq: int, stored: bytes) -> None:
+        """Another process appended event ``seq`` (``stored``: its JSON as stored): the cached record moves on
+        with it if it is the one after (``replays.listening``).  Anything else is left to the next read, or
+        to a conflicting append, to bring: a record this process never read is not read for it."""
+        with self._lock:
+            base = self._cache.get(game_id)
+        if base is None or base["seq"] != seq - 1:
+            return  # not cached, already there (this process's own append), or too far behind
+        event = orjson.loads(stored)
+        if event["seq"] != seq or event["prev_hash"] != base["head_hash"]:
+            return
+        self._remember(game_id, fold([event], base))
+
     def load(self, game_id: str) -> Record | None:
         """The game's record as of its newest event, or None for an unknown game."""
         return self.load_with(game_id, None)[0]

@@ -61,6 +61,8 @@ def create_app(context: Context | None = None) -> Flask:
         MAX_CONTENT_LENGTH=context.settings.max_body_bytes + 1,
     )
     app.register_blueprint(v1)
+    if context.notices is not None:  # every request first hears what the other processes appended
+        app.before_request(context.notices.catch_up)
 
     from service.openapi import register_openapi
 

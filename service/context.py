@@ -1,7 +1,7 @@
 """The process-wide connections: event store, loader and queue, built once per process."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from redis import Redis
@@ -11,6 +11,7 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from eventlog.store import EventStore
+from replays.notices import AppendNotices
 from replays.loader import GameLoader
 from service.auth import KnownTokens
 from service.config import ConfigError, Settings, address, check_cluster_queue
@@ -19,6 +20,7 @@ from service.config import ConfigError, Settings, address, check_cluster_queue
 @dataclass
 class Context:
     settings: Settings
+    notices: AppendNotices | None = field(default=None, init=False)  # set by ``follow_appends``
 
     def __post_init__(self) -> None:
         if self.settings.redis_cluster:
@@ -52,6 +54,13 @@ class Context:
     @cached_property
     def loader(self) -> GameLoader:
         return GameLoader(self.store)
+
+    def follow_appends(self) -> AppendNotices | None:
+        """Have the order path keep this process's cached records current with other processes' appends
+        (``replays.notices``): for the API's processes.  Not on a cluster, where appends are not announced."""
+        if self.notices is None and not self.settings.redis_cluster:
+            self.notices = AppendNotices(self.redis, self.loader)
+        return self.notices
 
     @cached_property
     def tokens(self) -> KnownTokens:

@@ -1,4 +1,11 @@
-"""gunicorn entry point: ``gunicorn service.wsgi:app``."""
-from service.app import create_app
+"""gunicorn entry point: ``gunicorn service.wsgi:app``.
 
-app = create_app()
+Its orders hear of other processes' appends (``replays.notices``); each worker process subscribes
+on its first order."""
+from service.app import create_app
+from service.config import Settings
+from service.context import Context
+
+context = Context(Settings.from_env())
+context.follow_appends()
+app = create_app(context)
