@@ -153,12 +153,13 @@ class Stack:
     def context(self) -> Context:
         return Context(self.settings)
 
-    def api(self, app: str = "service.wsgi:app", gunicorn: list[str] | None = None, name: str = "api") -> "Api":
+    def api(self, app: str = "service.wsgi:app", gunicorn: list[str] | None = None, name: str = "api",
+            env: dict[str, str] | None = None) -> "Api":
         port = embedded_redis.free_port()
         args = [sys.executable, "-m", "gunicorn", *(gunicorn or GUNICORN_DEFAULTS), "--bind", f"127.0.0.1:{port}", app]
         log = open(self.workdir / f"{name}.log", "ab")
-        process = subprocess.Popen(args, env=child_env(self.settings), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(args, env=child_env(self.settings, **(env or {})), cwd=ROOT, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
         self.processes.append(process)
         api = Api(process, port, name)
         api.wait_ready(self.workdir / f"{name}.log")

@@ -17,11 +17,14 @@ TARGET = 0.7
 WARM_S = 3.0  # an uncounted load run against each fresh server before it is measured
 
 # gunicorn settings compared on the full order path (the first is what `arbiter up` runs).
-CONFIGS = {
-    "gthread 2 workers x 4 threads": ["--workers", "2", "--worker-class", "gthread", "--threads", "4"],
-    "gthread 4 workers x 2 threads": ["--workers", "4", "--worker-class", "gthread", "--threads", "2"],
-    "gthread 3 workers x 4 threads": ["--workers", "3", "--worker-class", "gthread", "--threads", "4"],
-    "sync 4 workers": ["--workers", "4", "--worker-class", "sync"],
+# gunicorn settings, and (last) the default ones without the append notices (replays/notices.py).
+CONFIGS: dict[str, tuple[list[str], dict[str, str]]] = {
+    "gthread 2 workers x 4 threads": (["--workers", "2", "--worker-class", "gthread", "--threads", "4"], {}),
+    "gthread 4 workers x 2 threads": (["--workers", "4", "--worker-class", "gthread", "--threads", "2"], {}),
+    "gthread 3 workers x 4 threads": (["--workers", "3", "--worker-class", "gthread", "--threads", "4"], {}),
+    "sync 4 workers": (["--workers", "4", "--worker-class", "sync"], {}),
+    "gthread 2 workers x 4 threads, no append notices": (
+        ["--workers", "2", "--worker-class", "gthread", "--threads", "4"], {"ARBITER_APPEND_NOTICES": "0"}),
 }
 
 
@@ -137,8 +140,8 @@ def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rou
     from service.cli import GUNICORN_DEFAULTS
 
     timeout = GUNICORN_DEFAULTS[GUNICORN_DEFAULTS.index("--timeout"):][:2]
-    apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}")
-            for index, (name, args) in enumerate(CONFIGS.items())}
+    apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}", env=env)
+            for index, (name, (args, env)) in enumerate(CONFIGS.items())}
     rps: dict[str, list[float]] = {name: [] for name in CONFIGS}
     try:
         _warm(apis, items, threads, duration)
@@ -153,7 +156,8 @@ def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rou
                 say(f"  orders under {name}: {result['rps']:.0f} req/s")
     finally:
         stack.stop(*(api.process for api in apis.values()))
-    return {name: {"args": CONFIGS[name], "rps": spread(values)} for name, values in rps.items()}
+    return {name: {"args": CONFIGS[name][0], "env": CONFIGS[name][1], "rps": spread(values)}
+            for name, values in rps.items()}
 
 
 def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:

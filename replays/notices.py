@@ -32,6 +32,7 @@ log = logging.getLogger("arbiter.notices")
 RETRY_S = 1.0   # between attempts to subscribe after a failure
 IDLE_S = 10.0   # a subscription not drained for this long is dropped unread and made afresh
 READ_SIZE = 64 * 1024
+MAX_READS = 64  # per drain: what is left waits for the next request
 
 
 class AppendNotices:
@@ -43,6 +44,7 @@ class AppendNotices:
         self._lock = threading.Lock()
         self._buffer = bytearray(READ_SIZE)
         self._connection: Any = None
+        self._sock: Any = None
         self._reader: Any = None
         self._pid = 0
         self._drained = 0.0
@@ -77,23 +79,24 @@ class AppendNotices:
         connection = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
         try:
             connection.connect()
-            sock = connection._sock
-            sock.sendall(connection.pack_command("SUBSCRIBE", keys.APPENDED)[0])
+            sock = getattr(connection, "_sock", None)  # redis-py's socket, which every release so far has had
+            if sock is None:
+                raise ConnectionError("no socket to read notices from")
+            sock.sendall(b"".join(connection.pack_command("SUBSCRIBE", keys.APPENDED)))
             sock.setblocking(False)
-        except (RedisError, OSError, AttributeError, IndexError) as exc:
+        except (RedisError, OSError) as exc:
             connection.disconnect()
             self._retry_at = now + RETRY_S
             log.warning("cannot hear append notices (%s); retrying in %.0f s", type(exc).__name__, RETRY_S)
             return False
-        self._connection, self._reader, self._pid = connection, hiredis.Reader(), os.getpid()
+        self._connection, self._sock, self._reader, self._pid = connection, sock, hiredis.Reader(), os.getpid()
         return True
 
     def _drain(self) -> None:
-        sock = self._connection._sock
         try:
-            while True:
+            for _ in range(MAX_READS):
                 try:
-                    size = sock.recv_into(self._buffer)
+                    size = self._sock.recv_into(self._buffer)
                 except (BlockingIOError, ssl.SSLWantReadError):
                     break
                 if size == 0:
@@ -118,4 +121,4 @@ class AppendNotices:
     def _close(self) -> None:
         if self._connection is not None:
             self._connection.disconnect()
-        self._connection = self._reader = None
+        self._connection = self._sock = self._reader = None

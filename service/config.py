@@ -23,6 +23,8 @@ class Settings:
     # The event store is a Redis Cluster and ``redis_url`` names any one of its nodes.
     # RQ cannot run on a cluster, so the queue then needs its own plain Redis.
     redis_cluster: bool = False
+    # API processes hear each other's appends (replays/notices.py); off only to compare or to rule it out.
+    append_notices: bool = True
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -41,6 +43,7 @@ class Settings:
             admin_token=os.environ.get("ARBITER_ADMIN_TOKEN") or None,
             max_body_bytes=int(os.environ.get("ARBITER_MAX_BODY_BYTES", str(64 * 1024))),
             redis_cluster=cluster,
+            append_notices=_flag("ARBITER_APPEND_NOTICES", default=True),
         )
 
 
@@ -63,8 +66,8 @@ def address(url: str) -> str:
     return f"{parts.hostname}:{parts.port or 6379}" if parts.hostname else parts.path
 
 
-def _flag(name: str) -> bool:
-    value = os.environ.get(name, "").strip().lower()
+def _flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name, "1" if default else "").strip().lower()
     if value in TRUE:
         return True
     if value in FALSE:

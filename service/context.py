@@ -57,8 +57,9 @@ class Context:
 
     def follow_appends(self) -> AppendNotices | None:
         """Have the order path keep this process's cached records current with other processes' appends
-        (``replays.notices``): for the API's processes.  Not on a cluster, where appends are not announced."""
-        if self.notices is None and not self.settings.redis_cluster:
+        (``replays.notices``): for the API's processes.  Not on a cluster, where appends are not announced, nor
+        with ``ARBITER_APPEND_NOTICES=0``."""
+        if self.notices is None and self.settings.append_notices and not self.settings.redis_cluster:
             self.notices = AppendNotices(self.redis, self.loader)
         return self.notices
 

@@ -18,6 +18,7 @@ from eventlog.store import Conflict, EventStore
 from replays import notices as notices_module
 from replays.fold import fold
 from service.app import create_app
+from service.config import ConfigError, Settings
 from service.context import Context, use
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
@@ -194,3 +195,15 @@ def test_an_idle_subscription_is_dropped_unread(processes: tuple[Api, Api, Conte
     conflicts = _conflicts(monkeypatch)
     _bid(first, game, "p1", 2)  # the record missed p2's bid: one retry, as without the notices
     assert len(conflicts) == 1
+
+
+def test_the_notices_are_on_unless_switched_off(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDIS_URL", settings.redis_url)
+    monkeypatch.delenv("ARBITER_APPEND_NOTICES", raising=False)
+    assert Settings.from_env().append_notices
+    assert Context(Settings.from_env()).follow_appends() is not None
+    monkeypatch.setenv("ARBITER_APPEND_NOTICES", "0")
+    assert Context(Settings.from_env()).follow_appends() is None
+    monkeypatch.setenv("ARBITER_APPEND_NOTICES", "sometimes")
+    with pytest.raises(ConfigError, match="ARBITER_APPEND_NOTICES must be 1 or 0"):
+        Settings.from_env()
