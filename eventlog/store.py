@@ -117,7 +117,7 @@ class EventStore:
         # (and one without redis-py's client-side cache, which the lean path would bypass).
         self._lean = type(redis) is Redis and getattr(redis.connection_pool, "cache", None) is None
         self._local = threading.local()
-        # Every append is announced to the API processes (``replays.listening``) so that their cached records
+        # Every append is announced to the API processes (``replays.notices``) so that their cached records
         # keep up with the other processes' appends.  Not on a cluster: a PUBLISH there goes to every node.
         self.announce = keys.APPENDED if type(redis) is Redis else ""
 

@@ -54,7 +54,7 @@ class GameLoader:
 
     def heard(self, game_id: str, seq: int, stored: bytes) -> None:
         """Another process appended event ``seq`` (``stored``: its JSON as stored): the cached record moves on
-        with it if it is the one after (``replays.listening``).  Anything else is left to the next read, or
+        with it if it is the one after (``replays.notices``).  Anything else is left to the next read, or
         to a conflicting append, to bring: a record this process never read is not read for it."""
         with self._lock:
             base = self._cache.get(game_id)
