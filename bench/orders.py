@@ -17,14 +17,11 @@ TARGET = 0.7
 WARM_S = 3.0  # an uncounted load run against each fresh server before it is measured
 
 # gunicorn settings compared on the full order path (the first is what `arbiter up` runs).
-# gunicorn settings, and (last) the default ones without the append notices (replays/notices.py).
-CONFIGS: dict[str, tuple[list[str], dict[str, str]]] = {
-    "gthread 2 workers x 4 threads": (["--workers", "2", "--worker-class", "gthread", "--threads", "4"], {}),
-    "gthread 4 workers x 2 threads": (["--workers", "4", "--worker-class", "gthread", "--threads", "2"], {}),
-    "gthread 3 workers x 4 threads": (["--workers", "3", "--worker-class", "gthread", "--threads", "4"], {}),
-    "sync 4 workers": (["--workers", "4", "--worker-class", "sync"], {}),
-    "gthread 2 workers x 4 threads, no append notices": (
-        ["--workers", "2", "--worker-class", "gthread", "--threads", "4"], {"ARBITER_APPEND_NOTICES": "0"}),
+CONFIGS = {
+    "gthread 2 workers x 4 threads": ["--workers", "2", "--worker-class", "gthread", "--threads", "4"],
+    "gthread 4 workers x 2 threads": ["--workers", "4", "--worker-class", "gthread", "--threads", "2"],
+    "gthread 3 workers x 4 threads": ["--workers", "3", "--worker-class", "gthread", "--threads", "4"],
+    "sync 4 workers": ["--workers", "4", "--worker-class", "sync"],
 }
 
 
@@ -80,19 +77,24 @@ def _measured(stack: Stack, api: Any, items: list[dict[str, Any]], threads: int,
     return result
 
 
-def _warm(apis: dict[str, Any], items: list[dict[str, Any]], threads: int, duration: float) -> None:
+Side = tuple[Any, list[dict[str, Any]]]  # a server, and the requests sent to it
+
+
+def _warm(sides: dict[str, Side], threads: int, duration: float) -> None:
     """Not counted: the first load run against a fresh server ran at 40-85% of the later ones' rate on the
     baseline side (its 1 s warm-up was not enough), which made that round's ratio the highest."""
-    for name, api in apis.items():
+    for name, (api, items) in sides.items():
         load(api.port, items, threads=threads, duration=min(WARM_S, duration), idempotency_prefix=f"warm-{name}")
 
 
-def _rounds(stack: Stack, real: Any, base: Any, items: list[dict[str, Any]], rounds: int, duration: float,
-            threads: int, tag: str) -> dict[str, Any]:
-    runs: dict[str, list[dict[str, Any]]] = {"full": [], "baseline": []}
+def _rounds(stack: Stack, sides: dict[str, Side], rounds: int, duration: float, threads: int,
+            tag: str) -> dict[str, Any]:
+    """``sides``: "baseline" and "full", and optionally "unheard" (the full path without the append
+    notices, on games of its own), each measured once a round, in an order that reverses every round."""
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in sides}
     for index in range(rounds):
-        order = [("baseline", base), ("full", real)] if index % 2 == 0 else [("full", real), ("baseline", base)]
-        for name, api in order:
+        for name in (list(sides) if index % 2 == 0 else list(reversed(sides))):
+            api, items = sides[name]
             result = _measured(stack, api, items, threads, duration, f"{tag}-{name}-{index}")
             say(f"  orders/{tag} round {index + 1} {name}: {result['rps']:.0f} req/s, "
                 f"{result['per_api_cpu_s']:.0f} per API CPU s, p99 {result['latency_ms']['p99']:.1f} ms, "
@@ -106,7 +108,15 @@ def _rounds(stack: Stack, real: Any, base: Any, items: list[dict[str, Any]], rou
                                    f"{result['statuses']}")
     ratios = [f["rps"] / b["rps"] for f, b in zip(runs["full"], runs["baseline"])]
     cpu_ratios = [f["per_api_cpu_s"] / b["per_api_cpu_s"] for f, b in zip(runs["full"], runs["baseline"])]
+    unheard = {}
+    if "unheard" in runs:
+        unheard = {
+            "unheard_rps": spread([r["rps"] for r in runs["unheard"]]),
+            "unheard_ratio": spread([u["rps"] / b["rps"] for u, b in zip(runs["unheard"], runs["baseline"])]),
+            "full_vs_unheard": spread([f["rps"] / u["rps"] for f, u in zip(runs["full"], runs["unheard"])]),
+        }
     return {
+        **unheard,
         "full_rps": spread([r["rps"] for r in runs["full"]]),
         "baseline_rps": spread([r["rps"] for r in runs["baseline"]]),
         "ratio": spread(ratios),
@@ -140,11 +150,11 @@ def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rou
     from service.cli import GUNICORN_DEFAULTS
 
     timeout = GUNICORN_DEFAULTS[GUNICORN_DEFAULTS.index("--timeout"):][:2]
-    apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}", env=env)
-            for index, (name, (args, env)) in enumerate(CONFIGS.items())}
+    apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}")
+            for index, (name, args) in enumerate(CONFIGS.items())}
     rps: dict[str, list[float]] = {name: [] for name in CONFIGS}
     try:
-        _warm(apis, items, threads, duration)
+        _warm({name: (api, items) for name, api in apis.items()}, threads, duration)
         for index in range(rounds):
             names = list(CONFIGS) if index % 2 == 0 else list(reversed(CONFIGS))
             for name in names:
@@ -156,8 +166,7 @@ def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rou
                 say(f"  orders under {name}: {result['rps']:.0f} req/s")
     finally:
         stack.stop(*(api.process for api in apis.values()))
-    return {name: {"args": CONFIGS[name][0], "env": CONFIGS[name][1], "rps": spread(values)}
-            for name, values in rps.items()}
+    return {name: {"args": CONFIGS[name], "rps": spread(values)} for name, values in rps.items()}
 
 
 def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
@@ -169,10 +178,16 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     items = _requests(ctx, games)
     real = stack.api("service.wsgi:app", name="api-orders")
     base = stack.api("bench.baseline_app:app", name="api-baseline")
+    # The same path without the append notices (replays/notices.py), on games of its own so that neither
+    # full path's appends make the other's records stale: what the notices buy, measured in the same rounds.
+    unheard = stack.api("service.wsgi:app", name="api-orders-unheard", env={"ARBITER_APPEND_NOTICES": "0"})
+    sides = {"baseline": (base, items), "full": (real, items), "unheard": (unheard, _requests(ctx, games))}
     say(f"orders: {len(items)} bidders in {games} games, {threads} client threads, {rounds}x{duration}s each side")
-    _warm({"baseline": base, "full": real}, items, threads, duration)
+    _warm(sides, threads, duration)
     result.update(games=games, bidders=len(items), threads=threads, seconds_per_run=duration)
-    result["everysec"] = _rounds(stack, real, base, items, rounds, duration, threads, "everysec")
+    result["everysec"] = _rounds(stack, sides, rounds, duration, threads, "everysec")
+    stack.stop(unheard.process)
+    del sides["unheard"]
     for side in ("full", "baseline"):
         usec = result["everysec"][f"redis_command_us_per_request_{side}"]
         say(f"  orders: Redis time per request ({side}, median of rounds): "
@@ -180,7 +195,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     result["summary"] = _summary(result)
     stack.client.config_set("appendfsync", "always")
     try:
-        result["always"] = _rounds(stack, real, base, items, rounds, duration, threads, "always")
+        result["always"] = _rounds(stack, sides, rounds, duration, threads, "always")
     finally:
         stack.client.config_set("appendfsync", "everysec")
     result["summary"] = _summary(result)
@@ -204,6 +219,11 @@ def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
             " core"),
         row("POST actions p99 latency", every["full_p99_ms"], "ms", every["baseline_p99_ms"]),
     ]
+    if "unheard_rps" in every:
+        lines.insert(1, row("POST actions without append notices", every["unheard_rps"]["median"], "req/s",
+                            every["baseline_rps"]["median"], every["unheard_ratio"]["median"], "report", None,
+                            f"full path / this, per round: {every['full_vs_unheard']['min']:.2f}-"
+                            f"{every['full_vs_unheard']['max']:.2f} (median {every['full_vs_unheard']['median']:.2f})"))
     if "always" in result:
         always = result["always"]
         lines.insert(1, row("POST actions, AOF always", always["full_rps"]["median"], "req/s",
