@@ -27,7 +27,7 @@ def table(report: dict[str, Any]) -> str:
     lines = [header]
     for name, result in report["results"].items():
         for r in result.get("summary", []):
-            met = "-" if r["ok"] is None else ("yes" if r["ok"] else "NO")
+            met = ("-" if r["target"] in ("", "report") else "?") if r["ok"] is None else ("yes" if r["ok"] else "NO")
             lines.append((name, r["measure"], _fmt(r["value"]), r["unit"], _fmt(r["baseline"]), _fmt(r["ratio"]),
                           r["target"], met))
     for name in report.get("errors", {}):

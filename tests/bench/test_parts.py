@@ -6,6 +6,7 @@ overrunning part is reported as such and never hides the figures measured before
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,24 @@ def test_a_failing_worker_class_keeps_the_other_class_figures(monkeypatch: pytes
     assert "900 of 1000" in result["classes"]["fork"]["error"]
     measures = [line["measure"] for line in result["summary"]]
     assert "storm: resolutions/s (simple)" in measures and "storm: resolutions/s (fork)" in measures
+
+
+def test_fold_timing_rounds_that_have_not_settled_go_on_and_then_get_no_verdict(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake clock (one second a round) and scripted timings: settled ones stop once TIMING_S is spent,
+    ones that keep falling go on to 4 x TIMING_S, and are reported as not converged."""
+    ticks = iter(range(10_000))
+    falling = iter(1.0 - 0.01 * i for i in range(10_000))
+    monkeypatch.setattr(fold, "best_of", lambda _n, run: run())
+    steady = {"a": lambda: (1.0, "a"), "b": lambda: (2.0, "b")}
+    seconds = fold.MIN_ROUNDS + 2.5  # the clock reads k after round k: spent after round MIN_ROUNDS + 3
+    timings, _ = fold.timed_rounds(steady, seconds=seconds, clock=lambda: float(next(ticks)))
+    assert len(timings["a"]) == fold.MIN_ROUNDS + 3 and fold.unsettled(timings) == {}
+    ticks = iter(range(10_000))
+    settling = {"a": lambda: (1.0, "a"), "b": lambda: (next(falling), "b")}
+    timings, _ = fold.timed_rounds(settling, seconds=seconds, clock=lambda: float(next(ticks)))
+    assert len(timings["a"]) == math.ceil(4 * seconds)  # the round after which 4 x seconds had passed
+    assert set(fold.unsettled(timings)) == {"b"}
 
 
 def test_fold_timing_rounds_go_on_until_their_time_is_used_then_stop_at_the_cap() -> None:
