@@ -58,6 +58,23 @@ def _hear_up_to(context: Context, game: Game, seq: int) -> dict[str, Any]:
     raise AssertionError(f"never heard seq {seq}")
 
 
+def _bid_cached(first: Api, context: Context) -> tuple[Game, dict[str, Any]]:
+    """A game in which the first process sent p1's bid, and the record that process now caches."""
+    game = new_game(first)
+    _bid(first, game, "p1", 1)
+    record = context.loader.cached(game.id)
+    assert record is not None and context.notices is not None
+    return game, record
+
+
+def _drain_a_while(context: Context) -> None:
+    """Long enough for any notice on its way to arrive and be read."""
+    assert context.notices is not None
+    for _ in range(20):
+        context.notices.catch_up()
+        time.sleep(0.005)
+
+
 def _subscribed(context: Context, processes: int) -> None:
     for _ in range(200):
         assert context.notices is not None
@@ -126,20 +143,14 @@ def test_a_notice_for_a_game_not_cached_reads_nothing(processes: tuple[Api, Api,
     game = new_game(second)
     _bid(second, game, "p1", 1)
     monkeypatch.setattr(EventStore, "read", lambda *a, **k: pytest.fail("a notice made a read"))
-    assert one.notices is not None
-    for _ in range(20):
-        one.notices.catch_up()
-        time.sleep(0.005)
+    _drain_a_while(one)
     assert one.loader.cached(game.id) is None
 
 
 def test_a_notice_that_does_not_follow_the_record_is_ignored(processes: tuple[Api, Api, Context, Context],
                                                              caplog: pytest.LogCaptureFixture) -> None:
     first, _second, one, _two = processes
-    game = new_game(first)
-    _bid(first, game, "p1", 1)
-    before = one.loader.cached(game.id)
-    assert before is not None and one.notices is not None
+    game, before = _bid_cached(first, one)
     sealed_text = "SEALED-ORDER-TEXT"
     forged = {**one.store.read_one(game.id, before["seq"]), "seq": before["seq"] + 1, "prev_hash": "0" * 64,
               "data": {"phase": 1, "action": {"type": "bid", "amount": 3, "note": sealed_text}}}
@@ -149,9 +160,7 @@ def test_a_notice_that_does_not_follow_the_record_is_ignored(processes: tuple[Ap
         one.redis.publish(channel, f"{before['seq'] + 1} {game.id} {{{sealed_text}".encode())          # not JSON
         one.redis.publish(channel, f"{before['seq'] + 5} {game.id} ".encode() + orjson.dumps(forged))   # too far on
         one.redis.publish(channel, b"no notice at all")
-        for _ in range(20):
-            one.notices.catch_up()
-            time.sleep(0.005)
+        _drain_a_while(one)
     assert one.loader.cached(game.id) is before
     assert caplog.records, "the broken notices are reported"
     assert all(sealed_text not in record.getMessage() for record in caplog.records)
@@ -181,14 +190,11 @@ def test_a_lost_subscription_costs_a_retry_and_is_made_again(processes: tuple[Ap
 def test_an_idle_subscription_is_dropped_unread(processes: tuple[Api, Api, Context, Context],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     first, second, one, _two = processes
-    game = new_game(first)
-    _bid(first, game, "p1", 1)
-    before = one.loader.cached(game.id)
+    game, before = _bid_cached(first, one)
     _bid(second, game, "p2", 1)
-    notices = one.notices
-    assert notices is not None
     monkeypatch.setattr(notices_module, "IDLE_S", -1.0)  # as if the last drain were long ago
-    notices.catch_up()
+    assert one.notices is not None
+    one.notices.catch_up()
     assert one.loader.cached(game.id) is before  # the backlog was not read
     monkeypatch.setattr(notices_module, "IDLE_S", 10.0)
     _subscribed(one, 2)
