@@ -55,7 +55,9 @@ class GameLoader:
     def heard(self, game_id: str, seq: int, stored: bytes) -> None:
         """Another process appended event ``seq`` (``stored``: its JSON as stored): the cached record moves on
         with it if it is the one after (``replays.notices``).  Anything else is left to the next read, or
-        to a conflicting append, to bring: a record this process never read is not read for it."""
+        to a conflicting append, to bring: a record this process never read is not read for it.  No I/O at
+        all (so not ``_folded``, which re-reads a log that does not follow and writes snapshots): a hint is
+        followed inside whichever request drained it."""
         with self._lock:
             base = self._cache.get(game_id)
         if base is None or base["seq"] != seq - 1:
