@@ -84,8 +84,13 @@ def timed_rounds(runs: dict[str, Callable[[], Any]], quick: bool = False, second
 def unsettled(timings: dict[str, list[float]]) -> dict[str, float]:
     """Each measure whose best over the first half of its rounds is still more than ``CONVERGED_WITHIN`` above
     its best over all of them, with how far (noise only ever adds time, so the best falls while it settles)."""
-    gaps = {name: min(took[:max(1, len(took) // 2)]) / min(took) - 1 for name, took in timings.items()}
+    gaps = {name: first_half_best(took) / min(took) - 1 for name, took in timings.items()}
     return {name: gap for name, gap in gaps.items() if gap > CONVERGED_WITHIN}
+
+
+def first_half_best(took: list[float]) -> float:
+    """A measure's best over the first half of its rounds: near its best over all once the rounds converge."""
+    return min(took[:max(1, len(took) // 2)])
 
 
 def _measure(ctx: Any, engine: Any, quick: bool) -> dict[str, Any]:
@@ -133,8 +138,7 @@ def _measure(ctx: Any, engine: Any, quick: bool) -> dict[str, Any]:
         "rounds": rounds,
         # The measures the targets are judged on that had not converged (no verdict then), with their gap.
         "unconverged": unsettled({name: timings[name] for name in ("orjson", "fold", "audit")}),
-        # Each measure's best over the first half of the rounds: near the best over all once the rounds converge.
-        "first_half_best_ms": {name: min(took[:max(1, rounds // 2)]) * 1000 for name, took in timings.items()},
+        "first_half_best_ms": {name: first_half_best(took) * 1000 for name, took in timings.items()},
         "timings_ms": {name: [round(took * 1000, 4) for took in timings[name]] for name in runs},
     }
 
