@@ -11,8 +11,8 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from eventlog.store import EventStore
-from replays.notices import AppendNotices
 from replays.loader import GameLoader
+from replays.notices import AppendNotices
 from service.auth import KnownTokens
 from service.config import ConfigError, Settings, address, check_cluster_queue
 
@@ -56,8 +56,8 @@ class Context:
         return GameLoader(self.store)
 
     def follow_appends(self) -> AppendNotices | None:
-        """Have the order path keep this process's cached records current with other processes' appends
-        (``replays.notices``): for the API's processes.  Not on a cluster, where appends are not announced, nor
+        """Have every request first bring this process's cached records up to date with other processes'
+        appends (``replays.notices``, registered by ``create_app``): for the API's processes.  Not on a cluster, where appends are not announced, nor
         with ``ARBITER_APPEND_NOTICES=0``."""
         if self.notices is None and self.settings.append_notices and not self.settings.redis_cluster:
             self.notices = AppendNotices(self.redis, self.loader)

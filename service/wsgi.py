@@ -1,7 +1,7 @@
 """gunicorn entry point: ``gunicorn service.wsgi:app``.
 
-Its orders hear of other processes' appends (``replays.notices``); each worker process subscribes
-on its first order."""
+Its requests hear of other processes' appends (``replays.notices``); each worker process subscribes
+on its first request."""
 from service.app import create_app
 from service.config import Settings
 from service.context import Context
