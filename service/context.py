@@ -57,8 +57,8 @@ class Context:
 
     def follow_appends(self) -> AppendNotices | None:
         """Have every request first bring this process's cached records up to date with other processes'
-        appends (``replays.notices``, registered by ``create_app``): for the API's processes.  Not on a cluster, where appends are not announced, nor
-        with ``ARBITER_APPEND_NOTICES=0``."""
+        appends (``replays.notices``, registered by ``create_app``): for the API's processes.  Not on a
+        cluster, where appends are not announced, nor with ``ARBITER_APPEND_NOTICES=0``."""
         if self.notices is None and self.settings.append_notices and not self.settings.redis_cluster:
             self.notices = AppendNotices(self.redis, self.loader)
         return self.notices
