@@ -4,10 +4,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from engines.canonical import roundtrip, sorted_keys
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
-from engines.golden_strider import bots, kept, orders, race, report, robot, rules, tarnished, views
-from engines.golden_strider.kept import LAST
+from engines.golden_strider import bots, orders, race, report, robot, rules, tarnished, views
 from engines.golden_strider.schemas import (
     AccuseSchema, JoinSchema, OptionsSchema, PlaySchema, SubmitRobotSchema,
 )
@@ -70,7 +68,7 @@ class GoldenStrider(Engine):
 
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
         """Everyone on square 0, level in 1st place, cards still to be chosen (rule 2)."""
-        opts = _copy_json(options)
+        opts = copy.deepcopy(options)
         runners: list[dict[str, Any]] = []
         taken: set[str] = set()
         for player in players:
@@ -111,37 +109,17 @@ class GoldenStrider(Engine):
             state["round"] if stage == "round" else None, prompt,
         )
 
-    def phase_name(self, state: State) -> str | None:
-        """``phase(state).name`` without who is awaited or the prompt (the audit asks after every
-        resolution): the name is the stage, and there is no phase once the game is over."""
-        stage = state["stage"]
-        return None if stage == "over" else stage
-
     # -- orders ------------------------------------------------------------------
     def validate(self, state: State, actor: str, action: JSON) -> None:
-        """Every check of ``check_order``; the usual play is let through at once, and what that found is kept
-        for ``apply_action`` and the round's resolution (``kept``)."""
-        found = orders.plainly_valid_play(state, actor, action)
-        if found is None:
-            LAST.checked = None  # nothing of an earlier order may serve for this one
-            check_order(state, actor, action)
-        else:
-            LAST.checked = (state, action, *found)
+        """The order's phase, actor and rules (``check_order``)."""
+        check_order(state, actor, action)
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
         """Record (or replace) a sealed order."""
         new = dict(state)  # shallow: only the order book changes, history is shared
         if action["type"] == "play":
-            found = LAST.checked  # validate's, if for this very order on this very state (handed out once)
-            if found is not None and found[0] is state and found[1] is action:
-                LAST.checked = None
-                runner, play = found[2], found[3]
-            else:
-                runner, play = orders.find_runner(state, actor, action.get("runner")), None
-            book = new["orders"] = state["orders"].copy()  # (a copy and one key set cost less than a dict display)
-            book[runner["id"]] = action
-            if play is not None:  # (else the round's plays kept so far go on from no state: none serves)
-                kept.applied(state, new, runner["id"], play)
+            runner = orders.find_runner(state, actor, action.get("runner"))
+            new["orders"] = {**state["orders"], runner["id"]: action}
         elif action["type"] == "accuse":
             new["accusations"] = {**state["accusations"], actor: _accused_id(state, action.get("runner"))}
         else:
@@ -152,7 +130,7 @@ class GoldenStrider(Engine):
     def resolve(self, state: State, rng: Rng) -> JSON:
         """Play the open round, test the accused, or run the whole robot race."""
         if state["stage"] == "round":
-            return race.resolve_orders(state) or race.resolve_round(state, orders.plans(state))
+            return race.resolve_round(state, orders.plans(state))
         if state["stage"] == "accusation":
             done = {**state, "accusations": dict(state["accusations"])}
             for player in state["players"]:
@@ -161,36 +139,6 @@ class GoldenStrider(Engine):
             return {"public": {"accusations": done["accusations"], "result": tarnished.score(done)},
                     "private": {}, "secret": {}}
         return robot.run_race(state)
-
-    def resolve_applied(self, state: State, rng: Rng) -> tuple[JSON, State | None]:
-        """``resolve``, and the state after its outcome where resolving has it at hand: a round's from the
-        hands just played, the robot race's from its last round, the accusations' from the score (the
-        audit then applies no outcome a second time).  That state is already in round-trip form (the audit
-        folds it as it is): rows, cards and results are built with their keys sorted, and what comes from the
-        orders (any key order) is round-tripped, in the two stages that happen once a game."""
-        stage = state["stage"]
-        if stage == "round":
-            played = race.resolve_orders_applied(state)
-            if played is None:
-                return self.resolve(state, rng), None
-            outcome, after = played
-        elif stage == "accusation":
-            outcome = self.resolve(state, rng)
-            public = _stored(outcome["public"])  # the accusations, in the order they came in, and the score
-            if public is None:
-                return outcome, None
-            after = dict(state)
-            after.update(accusations=public["accusations"], result=public["result"], stage="over")
-            return outcome, after
-        else:
-            outcome, after = robot.run_race_applied(state)
-            algorithms = _stored(outcome["public"]["algorithms"])  # the orders' own, as apply_outcome sets them
-            if algorithms is None:
-                return outcome, None
-            after["algorithms"] = algorithms
-            # apply_round leaves a field a runner lacked last (the fold sorts it): here, in its place.
-            after["runners"] = [sorted_keys(runner) for runner in after["runners"]]
-        return outcome, _settled(after)
 
     def apply_outcome(self, state: State, outcome: JSON) -> State:
         public = outcome["public"]
@@ -226,7 +174,7 @@ class GoldenStrider(Engine):
         return views.view(state, viewer)
 
     def result(self, state: State) -> JSON | None:
-        return _copy_json(state["result"]) if state["stage"] == "over" else None
+        return copy.deepcopy(state["result"]) if state["stage"] == "over" else None
 
     def legal_actions_hint(self, state: State, player_id: str) -> JSON | None:
         return views.hint(state, player_id)
@@ -277,18 +225,6 @@ def check_order(state: State, actor: str, action: JSON) -> None:
         _check_accusation(state, actor, action.get("runner"))
     else:
         rules.check_starting_cards(action["algorithm"]["cards"], 30)
-
-
-def _copy_json(value: JSON) -> JSON:
-    """``copy.deepcopy(value)``, quicker for JSON data (dicts, lists, strings, numbers): options, results."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _copy_json(item) for key, item in value.items()}
-    if kind is list:
-        return [_copy_json(item) for item in value]
-    if kind is str or kind is int or kind is bool or value is None:
-        return value
-    return copy.deepcopy(value)
 
 
 def _runner_names(player: JSON, variant: str) -> list[str]:
@@ -346,26 +282,6 @@ def _check_accusation(state: State, actor: str, name: str | None) -> None:
             "tarnished: disqualifications",
             f"{accused['name']} was withdrawn from the race: accuse an athlete who ran, or nobody",
         )
-
-
-def _stored(value: JSON) -> JSON | None:
-    """``value`` as storage gives it back (``roundtrip``), or None where it cannot be stored (nor then can the
-    outcome applied): for what a state from ``resolve_applied`` takes from the orders, in any key order."""
-    try:
-        return roundtrip(value)
-    except Exception:
-        return None
-
-
-def _settled(state: State | None) -> State | None:
-    """``_after_race`` of a state made while resolving, or None where it raises (the outcome applied
-    would raise too, and resolving must not)."""
-    if state is None:
-        return None
-    try:
-        return _after_race(state)
-    except Exception:
-        return None
 
 
 def _after_race(state: State) -> State:

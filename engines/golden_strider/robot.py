@@ -106,11 +106,6 @@ def run_race(state: dict[str, Any]) -> dict[str, Any]:
 
     A robot with no algorithm starts on the default cards and is played by rule 13.
     """
-    return run_race_applied(state)[0]
-
-
-def run_race_applied(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``run_race``, and the state its last round left (every round applied, the algorithms as they were)."""
     work = state  # apply_round returns a new state each round and never changes the one it is given
     algorithms = {p: copy.deepcopy(a) for p, a in state["algorithms"].items()}
     default_cards = state["options"]["default_cards"]
@@ -128,4 +123,4 @@ def run_race_applied(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
         work = apply_round(work, outcome)
         if outcome["public"]["over"]:
             break
-    return {"public": {"algorithms": algorithms, "rounds": rounds}, "private": {}, "secret": {}}, work
+    return {"public": {"algorithms": algorithms, "rounds": rounds}, "private": {}, "secret": {}}

@@ -26,41 +26,9 @@ def card_label(card: Card) -> str:
 
 
 def parse_label(label: str) -> Card:
-    """The card written as "value/turn"."""
-    card = _CARDS.get(label) if type(label) is str else None
-    if card is None:
-        value, turn = label.split("/", 1)
-        card = {"turn": int(turn), "value": int(value)}  # sorted keys: the round trip's order
-        if type(label) is str and len(_CARDS) < _CARDS_MAX:
-            _CARDS[label] = card
-    return card.copy()  # never the cached dict itself: states own their cards
-
-
-def parse_labels(labels: Any, gone: Any) -> list[Card]:
-    """``[parse_label(c) for i, c in enumerate(labels) if i not in gone]``: a round's replay reads
-    every runner's hand back from its labels, so the usual case is one cache look-up per card."""
-    try:
-        return [_CARDS[c].copy() for i, c in enumerate(labels) if i not in gone]
-    except (KeyError, TypeError):  # a label not seen yet, or not a string: parse_label, with its errors
-        return [parse_label(c) for i, c in enumerate(labels) if i not in gone]
-
-
-def parse_labels_but(labels: Any, index: int) -> list[Card]:
-    """``parse_labels(labels, {index})``: every card of a hand but the one played (the fold reads a round's every
-    hand back so), without testing each card's position against it."""
-    try:
-        cards = [_CARDS[c].copy() for c in labels]
-    except (KeyError, TypeError):  # a label not seen yet, or not a string: parse_labels decides
-        return parse_labels(labels, {index})
-    if 0 <= index < len(cards):
-        del cards[index]
-    return cards
-
-
-# The few labels there are ("0/0" .. "10/40") are parsed once; each caller gets a copy of the
-# cached card.  Bounded, since a log can hold any string.
-_CARDS: dict[str, Card] = {}
-_CARDS_MAX = 4096
+    """The card written as "value/turn" (rule 15's Cards column), read back from a report row."""
+    value, turn = label.split("/", 1)
+    return {"turn": int(turn), "value": int(value)}
 
 
 def sort_hand(cards: Iterable[Card]) -> list[Card]:
@@ -70,7 +38,7 @@ def sort_hand(cards: Iterable[Card]) -> list[Card]:
 
 def starting_hand(values: list[int]) -> list[Card]:
     """Rule 2: the five chosen starting cards, all received in turn 0."""
-    # sort_hand's order: all turn 0, so by value.  A card's keys sorted, as a round trip gives them.
+    # sort_hand's order: all turn 0, so by value.
     return [{"turn": 0, "value": v} for v in sorted(values)]
 
 
@@ -88,20 +56,10 @@ def check_starting_cards(values: list[int], total: int) -> None:
 
 def find_card(hand: list[Card], label: str) -> int:
     """Index of the card named "value/turn" (or just "value": the oldest of that value)."""
-    wanted = _NAMED.get(label) if type(label) is str else None
-    if wanted is None:
-        wanted = _card_name(label)
-        if type(label) is str and len(_NAMED) < _CARDS_MAX:
-            _NAMED[label] = wanted
-    value, turn = wanted
-    if turn is None:
-        for i, c in enumerate(hand):
-            if c["value"] == value:
-                return i
-    else:
-        for i, c in enumerate(hand):
-            if c["value"] == value and c["turn"] == turn:
-                return i
+    value, turn = _card_name(label)
+    for i, card in enumerate(hand):
+        if card["value"] == value and (turn is None or card["turn"] == turn):
+            return i
     text = str(label).strip()
     held = " ".join(card_label(c) for c in hand)
     raise RuleError("rule 5", f"you hold no card {text} (you hold {held})", {"card": text})
@@ -117,10 +75,6 @@ def _card_name(label: str) -> tuple[int, int | None]:
         return int(text), None
     except ValueError:
         raise RuleError("rule 5", f"name a card as value/turn, like 6/0, not {label!r}") from None
-
-
-# Orders name cards with the same few labels: each is read once (bounded like _CARDS).
-_NAMED: dict[str, tuple[int, int | None]] = {}
 
 
 def default_card(hand: list[Card]) -> int:
@@ -139,25 +93,15 @@ def keeps_seven_turn_rule(hand: list[Card], index: int, round_no: int, mode: str
     ``ahead``: only if every other card can still be played by its deadline, one a
     round (earliest deadline first).  ``at_expiry``: only if no other card expires now.
     """
-    if mode == "at_expiry":  # every order checked asks this: no list of the others' deadlines is built
-        if hand[index]["turn"] + CARD_LIFE <= round_no:
-            return True
-        for card in hand:  # the others (this card, which does not expire now, changes nothing)
-            if not card["turn"] + CARD_LIFE > round_no:
-                return False
-        return True
-    rest = [c["turn"] + CARD_LIFE for i, c in enumerate(hand) if i != index]  # deadline() of the others
-    j = 0
-    for d in sorted(rest):
-        if not d >= round_no + 1 + j:
-            return False
-        j += 1
-    return True
+    others = [deadline(c) for i, c in enumerate(hand) if i != index]
+    if mode == "at_expiry":
+        return deadline(hand[index]) <= round_no or all(d > round_no for d in others)
+    return all(d >= round_no + 1 + j for j, d in enumerate(sorted(others)))
 
 
 def expiring(hand: list[Card], round_no: int) -> list[int]:
     """Indices of cards whose last round is this one (rule 8)."""
-    return [i for i, c in enumerate(hand) if c["turn"] + CARD_LIFE <= round_no]
+    return [i for i, c in enumerate(hand) if deadline(c) <= round_no]
 
 
 def forced_card(hand: list[Card], round_no: int, mode: str) -> int:
@@ -183,7 +127,7 @@ def split_card(
     A lone number is what the player gets, net of restitution; the rest of what is left
     goes to the other side (ruling 17).  Neither means everything to movement.
     """
-    paid = value if value < owed else owed  # min(owed, value), without a builtin's call (every order asks)
+    paid = min(owed, value)
     net = value - paid
     if move is None and bank is None:
         return paid, net, 0
@@ -228,8 +172,7 @@ def positions(squares: dict[str, int]) -> dict[str, int]:
 
 
 def places(squares: list[int]) -> list[int]:
-    """``positions`` of squares listed in field order: each runner's place, in the same order (no dicts built,
-    for the round's resolution)."""
+    """``positions`` of squares listed in field order: each runner's place, in the same order."""
     ordered = sorted(squares, reverse=True)
     return [ordered.index(sq) + 1 for sq in squares]
 
@@ -264,8 +207,6 @@ def run(start: int, points: int, obstacles: dict[int, int]) -> tuple[int, dict[s
     that do not move the runner; ending on one without paying them all is a trip,
     penalised one point plus the points unpaid.  Returns (square, trip or None).
     """
-    if not obstacles and type(start) is int and type(points) is int:  # the flat course: no square to look at
-        return (start + points if points > 0 else start), None
     square, left = start, points
     while left > 0:
         square += 1
@@ -276,7 +217,7 @@ def run(start: int, points: int, obstacles: dict[int, int]) -> tuple[int, dict[s
             left -= paid
             if paid < extra:
                 short = extra - paid
-                return square, {"penalty": 1 + short, "square": square, "unpaid": short}  # keys sorted (history)
+                return square, {"penalty": 1 + short, "square": square, "unpaid": short}
     return square, None
 
 

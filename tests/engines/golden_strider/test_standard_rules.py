@@ -90,6 +90,20 @@ def test_rule_5_one_number_given_the_rest_is_the_other() -> None:
     assert (got["M"], got["B"]) == (5, 1)
 
 
+def test_rule_5_a_card_named_by_its_value_alone_is_the_oldest_of_that_value() -> None:
+    state = with_runner(mid_race(6, 3), "r1", cards=["4/0", "6/0", "5/1", "6/1", "6/2"])
+    outcome, _ = resolve(order(state, "p1", card="6", move=6))
+    got = row(outcome, "r1")
+    assert got["cards"][got["played"]] == "6/0"
+    outcome, _ = resolve(order(state, "p1", card=" 6/2 ", move=6))
+    got = row(outcome, "r1")
+    assert got["cards"][got["played"]] == "6/2"
+    for label in ("x", "6/", "6/0/1"):
+        with pytest.raises(RuleError) as err:
+            order(state, "p1", card=label, move=6)
+        assert err.value.rule == "rule 5"
+
+
 def test_rule_5_orders_are_simultaneous_and_sealed() -> None:
     state = order(mid_race(), "p1", card="6/0", move=2, bank=4)
     phase = ENGINE.phase(state)
@@ -163,6 +177,36 @@ def test_rule_8_two_initial_cards_expiring_together_at_expiry_mode() -> None:
     assert got["cards"][got["played"]] == "5/0" and got["forfeited"] == [1] and got["auto"]
     left = [rules.card_label(c) for c in runner(after, "r1")["cards"]]
     assert left[:3] == ["6/4", "6/5", "6/6"] and len(left) == 4  # a hand of four from now on
+
+
+def test_rule_8_at_expiry_a_card_played_as_it_expires_forfeits_the_other_expiring_card() -> None:
+    """Two initial cards expire in round 7: the player plays one of them, the other is lost unplayed."""
+    state = mid_race(6, 7, {"seven_turn_rule": "at_expiry"})
+    state = with_runner(state, "r1", cards=["5/0", "4/0", "3/6", "3/6", "3/6"])
+    outcome, after = resolve(order(state, "p1", card="5/0", move=5))
+    got = row(outcome, "r1")
+    assert got["cards"][got["played"]] == "5/0" and got["forfeited"] == [1] and "auto" not in got
+    assert [rules.card_label(c) for c in runner(after, "r1")["cards"]][:3] == ["3/6", "3/6", "3/6"]
+
+
+def test_rule_8_at_expiry_a_card_that_does_not_expire_is_refused_while_others_do() -> None:
+    state = mid_race(6, 7, {"seven_turn_rule": "at_expiry"})
+    state = with_runner(state, "r1", cards=["5/0", "4/0", "3/6", "3/6", "3/6"])
+    with pytest.raises(RuleError) as err:
+        order(state, "p1", card="3", move=3)
+    assert err.value.rule == "rule 8" and err.value.details["must_play"] == "4/0"
+    assert sorted(err.value.details["playable"]) == ["4/0", "5/0"]
+
+
+def test_rule_14_at_expiry_the_referee_plays_the_lowest_expiring_card_for_one_ignoring_rule_8() -> None:
+    """A plan playing a card that does not expire while two do (a robot ignoring rule 8): the referee plays the
+    lower expiring card as no move received, and the higher one is lost."""
+    state = mid_race(6, 7, {"seven_turn_rule": "at_expiry"})
+    state = with_runner(state, "r1", cards=["5/0", "4/0", "3/6", "3/6", "3/6"])
+    outcome = race.resolve_round(state, {"r1": {"card": 2, "move": 3, "bank": 0, "deduct": "move"}})
+    got = row(outcome, "r1")
+    assert got["cards"][got["played"]] == "4/0" and got["auto"] and got["forfeited"] == [0]
+    assert (got["D"], got["M"], got["B"]) == (0, 4, 0)
 
 
 def _stay(state: dict, *players: str) -> dict:

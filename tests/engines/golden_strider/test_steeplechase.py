@@ -112,3 +112,18 @@ def test_steeplechase_trip_shows_in_the_report_notes() -> None:
     state = with_runner(mid_race(7, 3, STEEPLE), "r1", square=19)
     _, after = resolve(order(state, "p1", card="6/0", move=2, bank=4))
     assert "tripped at 20 (-2)" in ENGINE.report(after, None, "text")
+
+
+def test_rule_10_net_overtakes_and_an_uncovered_trip_penalty_are_both_owed_next_turn() -> None:
+    """7th -> 5th while tripping at the water jump: two places of restitution plus the penalty the card
+    (0 banked + 2 bonus) could not cover."""
+    state = with_runner(mid_race(7, 3, STEEPLE), "r1", square=18, cards=["2/0", "6/0", "6/0", "6/1", "6/2"])
+    for rid, square in {"r2": 19, "r3": 19, "r4": 30, "r5": 30, "r6": 30, "r7": 30}.items():
+        state = with_runner(state, rid, square=square)
+    for player in ("p2", "p3", "p4", "p5", "p6", "p7"):
+        state = order(state, player, card="6/0", move=0, bank=6)
+    outcome, after = resolve(order(state, "p1", card="2/0", move=2, bank=0))  # 18 -> 20 with nothing to jump
+    got = row(outcome, "r1")
+    assert got["trip"] == {"square": 20, "unpaid": 2, "penalty": 3}
+    assert (got["P"], got["R"], got["O"]) == (5, 0, 2 + 1)
+    assert runner(after, "r1")["owed"] == 3
