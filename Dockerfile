@@ -6,6 +6,9 @@ COPY eventlog eventlog
 COPY engines engines
 COPY workers workers
 COPY replays replays
+COPY runtime runtime
+COPY cli cli
+COPY bench bench
 RUN pip install --no-cache-dir . && useradd --create-home arbiter
 USER arbiter
 EXPOSE 8000

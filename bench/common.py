@@ -18,10 +18,10 @@ from typing import Any, Iterator
 
 from redis import Redis
 
-from service import embedded_redis
-from service.cli import GUNICORN_DEFAULTS
-from service.config import Settings
-from service.context import Context, use
+from cli import embedded_redis
+from cli.main import GUNICORN_DEFAULTS
+from runtime.config import Settings
+from runtime.context import Context, use
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -173,7 +173,7 @@ class Stack:
 
     def worker(self, name: str, worker_class: str = "simple") -> subprocess.Popen:
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker", "--class", worker_class, "--name", name],
+            [sys.executable, "-m", "cli.main", "worker", "--class", worker_class, "--name", name],
             env=child_env(self.settings), cwd=ROOT, stdout=open(self.workdir / f"{name}.log", "ab"),
             stderr=subprocess.STDOUT, start_new_session=True)
         self.processes.append(process)

@@ -19,7 +19,7 @@ from engines import registry
 from eventlog import keys
 from replays.audit import audit
 from replays.fold import fold
-from service import simulate
+from cli import simulate
 
 FOLD_TARGET = 0.3   # against orjson: the decoder the store actually reads events with
 AUDIT_TARGET = 2.0

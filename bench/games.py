@@ -7,7 +7,7 @@ from engines import registry
 from engines.rng import Rng
 from service import commands
 from service.auth import PUBLIC_CALLER, Caller, digest
-from service.context import Context
+from runtime.context import Context
 
 
 @dataclass

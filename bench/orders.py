@@ -147,7 +147,7 @@ def _median_by_name(runs: list[dict[str, float]]) -> dict[str, float]:
 def compare_configs(stack: Stack, items: list[dict[str, Any]], threads: int, rounds: int = 2,
                     duration: float = 3.0) -> dict[str, Any]:
     """The full order path under each gunicorn setting, round-robin so noise hits all alike."""
-    from service.cli import GUNICORN_DEFAULTS
+    from cli.main import GUNICORN_DEFAULTS
 
     timeout = GUNICORN_DEFAULTS[GUNICORN_DEFAULTS.index("--timeout"):][:2]
     apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}")

@@ -16,7 +16,7 @@ from bench.reads import pad
 from bench.report import row
 from engines import registry
 from eventlog import keys
-from service import simulate
+from cli import simulate
 
 TARGET = 3.0
 STARTED_EVERY = 10  # one game in ten is joined by four players and started; the rest stay in sign-up

@@ -22,9 +22,10 @@ from bench.common import OutOfTime, Stack, best_of, children, quantile, say
 from bench.games import Game, bot_orders, gm_caller, make_game
 from bench.report import row
 from eventlog import keys
-from service import clock, commands
+from eventlog import clock
+from service import commands
 from service.auth import Caller, digest
-from workers.scheduling import FAILURE_TTL, JOB_TIMEOUT, RESULT_TTL
+from runtime.scheduling import FAILURE_TTL, JOB_TIMEOUT, RESULT_TTL
 
 TARGET_RATIO = 0.5
 TARGET_P99 = 3.0

@@ -46,7 +46,7 @@ def game_id_of_events_key(key: str) -> str:
     return key[len(PREFIX) + 2 : key.index("}:events")]
 
 
-# Deadline batches (workers/scheduling.py).  These live on the queue's Redis, beside the
+# Deadline batches (runtime/scheduling.py).  These live on the queue's Redis, beside the
 # jobs that drain them (always a plain Redis, never a cluster: RQ cannot run on one), so
 # a wiped queue loses a batch and its jobs together and the sweeper restores both.
 def batch(second: int) -> str:

@@ -7,13 +7,26 @@ are rebuilt all the same.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from eventlog import deadlines, keys, snapshots
+from eventlog import clock, deadlines, keys, snapshots
+from eventlog.store import EventStore
 from replays.fold import FoldError, engine_for, fold
-from service import clock
-from service.context import Context
-from workers.resolution import resolvable
+from replays.loader import GameLoader
+from replays.phases import resolvable
+
+
+class Context(Protocol):
+    """What rebuilding needs of a process's connections (``runtime.context.Context`` has it)."""
+
+    @property
+    def redis(self) -> Any: ...
+
+    @property
+    def store(self) -> EventStore: ...
+
+    @property
+    def loader(self) -> GameLoader: ...
 
 
 def rebuild(ctx: Context) -> dict[str, int]:

@@ -13,8 +13,8 @@ from service import commands
 from engines.canonical import sha256_hex
 from service.appending import OnTrust, Prefetched
 from eventlog.store import GuardFailed
-from service.auth import Caller, TokenLookup, caller_for, scope_of
-from service.context import Context
+from service.auth import Caller, KnownTokens, TokenLookup, caller_for, scope_of
+from runtime.context import Context
 from service.errors import ApiError, corrupt_log, forbidden, not_found
 from service.http import client_address, int_arg, json_body, reply
 from service.schemas import GM_ACTIONS, seed_warnings
@@ -26,6 +26,10 @@ VERIFY_LIMIT = 32 * 1024 * 1024
 
 def ctx() -> Context:
     return current_app.config["ARBITER_CONTEXT"]
+
+
+def _known_tokens() -> KnownTokens:
+    return current_app.config["ARBITER_TOKENS"]
 
 
 def _caller(game_id: str) -> Caller:
@@ -153,7 +157,7 @@ def _act(context: Context, game_id: str, lookup: TokenLookup, key: str | None) -
     record, replies = _record_with(game_id, also)
     caller = lookup.caller(store, replies)
     if lookup.stored is not None:
-        context.tokens.add(game_id, caller, lookup.stored)
+        _known_tokens().add(game_id, caller, lookup.stored)
     body = json_body()
     prefetched = Prefetched(key_digest, store.decode_answer(replies[-1])) if key_digest else None
     return commands.act(context, game_id, caller, body, key, record, prefetched)
@@ -172,7 +176,7 @@ def _act_in_one_trip(
     answered (the remembered caller or record may be what is wrong).  The full path then
     decides, and reports errors in its own order.  GM actions always go the full way: some
     move the deadline index before their append, which a stale record must not do."""
-    known = context.tokens.get(game_id, lookup.digest) if lookup.digest else None
+    known = _known_tokens().get(game_id, lookup.digest) if lookup.digest else None
     record = context.loader.cached(game_id) if known is not None else None
     if known is None or record is None:
         return None
@@ -185,7 +189,7 @@ def _act_in_one_trip(
             return None
         return commands.act(context, game_id, caller, body, key, record, trust=trust)
     except GuardFailed:
-        context.tokens.discard(game_id, caller.token_digest or "")
+        _known_tokens().discard(game_id, caller.token_digest or "")
         return None
     except FoldError as exc:
         if trust.confirmed:

@@ -11,8 +11,9 @@ from werkzeug.exceptions import HTTPException
 
 from engines import registry
 from service.api import v1
-from service.config import Settings
-from service.context import Context, use
+from service.auth import KnownTokens
+from runtime.config import Settings
+from runtime.context import Context, use
 from service.errors import ApiError
 from service.http import reply
 
@@ -53,6 +54,7 @@ def create_app(context: Context | None = None) -> Flask:
     app.config.update(
         ARBITER_CONTEXT=context,
         ARBITER_SETTINGS=context.settings,
+        ARBITER_TOKENS=KnownTokens(),  # this process's accepted tokens (service/auth.py)
         ARBITER_MAX_BODY=context.settings.max_body_bytes,
         # One byte more: werkzeug cuts a chunked body off silently at the limit, so json_body() sees limit + 1
         # bytes of an oversized body (a 413) instead of the truncated first limit bytes (a misleading 400).

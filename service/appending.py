@@ -16,11 +16,11 @@ from eventlog import deadlines
 from eventlog.events import Event, new_salt, seal
 from eventlog.store import Conflict, Guard, IdempotencyRecord
 from replays.fold import Record
-from service import clock
+from eventlog import clock
 from service.auth import Caller
-from service.context import Context
+from runtime.context import Context
 from service.errors import ApiError, conflict, invalid, not_found
-from workers.scheduling import resolve_soon
+from runtime.scheduling import resolve_soon
 
 MAX_ATTEMPTS = 25
 log = logging.getLogger("arbiter.commands")

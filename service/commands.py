@@ -19,14 +19,16 @@ from eventlog import deadlines, keys
 from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import Record, engine_for, players_for_engine
-from service import clock, gm_actions
+from eventlog import clock
+from service import gm_actions
 from service.appending import OnTrust, Plan, Prefetched, append, receipt, resolve_early
 from service.auth import Caller, new_token, role_value, token_field
-from service.context import Context
+from runtime.context import Context
 from service.errors import ApiError, conflict, forbidden, invalid, unauthorized
 from service.guards import fields_of, load, require_gm, require_running, seed_of
 from service.schemas import GM_ACTIONS, CreateGameSchema, JoinNameSchema
-from workers.scheduling import nobody_awaited, phase_opened, phase_spec
+from replays.phases import nobody_awaited, phase_spec
+from runtime.scheduling import phase_opened
 
 
 # -- creating and joining ------------------------------------------------------------------

@@ -9,13 +9,14 @@ from typing import Any, Callable
 from eventlog import deadlines
 from eventlog.events import GM_ACTOR
 from replays.fold import Record, engine_for
-from service import clock
+from eventlog import clock
 from service.appending import Plan, resolve_early
-from service.context import Context
+from runtime.context import Context
 from service.errors import conflict, invalid
 from service.guards import require_running
 from service.schemas import deadline_problem
-from workers.scheduling import nobody_awaited, schedule_deadline
+from replays.phases import nobody_awaited
+from runtime.scheduling import schedule_deadline
 
 
 def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Callable[[Record], Plan]:

@@ -9,7 +9,7 @@ from marshmallow import Schema, ValidationError
 
 from replays.fold import Record
 from service.auth import Caller
-from service.context import Context
+from runtime.context import Context
 from service.errors import ApiError, conflict, forbidden, invalid, unauthorized
 
 

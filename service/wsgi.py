@@ -3,8 +3,8 @@
 Its requests hear of other processes' appends (``replays.notices``); each worker process subscribes
 on its first request."""
 from service.app import create_app
-from service.config import Settings
-from service.context import Context
+from runtime.config import Settings
+from runtime.context import Context
 
 context = Context(Settings.from_env())
 context.follow_appends()

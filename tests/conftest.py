@@ -7,9 +7,9 @@ from typing import Iterator
 import pytest
 from redis import Redis
 
-from service import embedded_redis
-from service.config import Settings
-from service.context import Context, use
+from cli import embedded_redis
+from runtime.config import Settings
+from runtime.context import Context, use
 from tests.e2e.stack import Stack
 
 

@@ -1,7 +1,7 @@
 """RQ job entry points: importable functions that take ids, never objects."""
 from __future__ import annotations
 
-from service import context
+from runtime import context
 from workers import resolution
 
 
@@ -10,5 +10,5 @@ def resolve_phase(game_id: str, number: int) -> str:
 
 
 def resolve_due(second: int, part: int) -> str:
-    """One of the jobs draining the batch of deadlines at ``second`` (workers/scheduling.py)."""
+    """One of the jobs draining the batch of deadlines at ``second`` (runtime/scheduling.py)."""
     return resolution.resolve_due(context.current(), second, part)

@@ -26,10 +26,10 @@ from eventlog import deadlines, keys
 from eventlog.events import ARBITER_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import engine_for
-from service import clock
-from service.context import Context
-from workers.scheduling import (JOB_TIMEOUT, nobody_awaited, phase_opened, phase_spec, phases_opened, pop_due,
-                                schedule_at, schedule_batch)
+from eventlog import clock
+from runtime.context import Context
+from replays.phases import nobody_awaited, phase_spec, resolvable
+from runtime.scheduling import JOB_TIMEOUT, phase_opened, phases_opened, pop_due, schedule_at, schedule_batch
 
 log = logging.getLogger("arbiter.resolution")
 
@@ -148,18 +148,6 @@ def _no_cycle_collection() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def resolvable(record: dict, engine, now: datetime) -> str | None:
-    """Why the open phase may be resolved at ``now`` (the trigger recorded with its
-    outcome), or None while it must wait for its deadline."""
-    if record["phase"]["forced"]:
-        return "gm"
-    if now > clock.parse(record["phase"]["deadline"]):
-        return "deadline"
-    if record["resolve_early"] and nobody_awaited(engine, record["engine"]):
-        return "early"
-    return None
 
 
 def _fault_point(ctx: Context, game_id: str) -> None:

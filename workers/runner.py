@@ -12,7 +12,7 @@ from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from engines import registry
-from service.context import Context
+from runtime.context import Context
 from workers import sweeper
 
 WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}

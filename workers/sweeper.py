@@ -13,13 +13,13 @@ import logging
 import threading
 
 from eventlog import deadlines, keys
-from service import clock
-from service.context import Context
+from eventlog import clock
+from runtime.context import Context
 from rq.job import Job, JobStatus
 
 from replays.fold import engine_for
-from workers.resolution import resolvable
-from workers.scheduling import batch_second, job_id, member, resolve_soon
+from replays.phases import resolvable
+from runtime.scheduling import batch_second, job_id, member, resolve_soon
 
 log = logging.getLogger("arbiter.sweeper")
 

@@ -7,8 +7,8 @@ from typing import Any, Callable
 
 from engines import registry
 from engines.rng import Rng
-from service.config import Settings
-from service.context import Context
+from runtime.config import Settings
+from runtime.context import Context
 from tests.e2e.stack import Stack
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import requests
 
-from service.config import Settings
-from service.embedded_redis import free_port
+from runtime.config import Settings
+from cli.embedded_redis import free_port
 
 
 def stack_env(settings: Settings, **extra: str) -> dict[str, str]:
@@ -56,7 +56,7 @@ class Stack:
 
     def start_worker(self, name: str, **env: str) -> subprocess.Popen:
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker", "--name", name],
+            [sys.executable, "-m", "cli.main", "worker", "--name", name],
             env=stack_env(self.settings, **env), stdout=open(self.logs / f"{name}.log", "ab"),
             stderr=subprocess.STDOUT, start_new_session=True)
         self.workers.append(process)

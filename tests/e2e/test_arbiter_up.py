@@ -12,14 +12,14 @@ from pathlib import Path
 import redis
 import requests
 
-from service.embedded_redis import free_port
+from cli.embedded_redis import free_port
 
 
 def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARBITER_QUEUE_URL")}
     port, redis_port = free_port(), free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "up", "--port", str(port), "--redis-port", str(redis_port),
+        [sys.executable, "-m", "cli.main", "up", "--port", str(port), "--redis-port", str(redis_port),
          "--data", str(tmp_path / "data")],
         env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:

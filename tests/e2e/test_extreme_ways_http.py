@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service import clock
-from service.config import Settings
+from eventlog import clock
+from runtime.config import Settings
 from tests.e2e.play import create_and_join, play_to_the_end
 from tests.e2e.stack import Stack
 
@@ -48,16 +48,16 @@ def test_twelve_players_play_extreme_ways_to_the_end(stack: Stack, settings: Set
 
     path = tmp_path / "game.json"
     path.write_text(json.dumps(exported))
-    cli = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(path)], capture_output=True, text=True)
+    cli = subprocess.run([sys.executable, "-m", "cli.main", "verify", str(path)], capture_output=True, text=True)
     assert cli.returncode == 0, cli.stderr
     by_seq = {e["seq"]: e for e in exported["events"]}
     assert receipts and all(by_seq[r["seq"]]["hash"] == r["hash"] for r in receipts)  # every 202 is in the log
     order = by_seq[receipts[0]["seq"]]
     checks = [arg for r in receipts[:5] for arg in ("--receipt", f"{r['seq']}:{r['hash']}")]
-    cli = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(path), *checks],
+    cli = subprocess.run([sys.executable, "-m", "cli.main", "verify", str(path), *checks],
                          capture_output=True, text=True)
     assert cli.returncode == 0, cli.stderr
-    cli = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(path), "--receipt",
+    cli = subprocess.run([sys.executable, "-m", "cli.main", "verify", str(path), "--receipt",
                           f"{order['seq']}:{'0' * 64}"], capture_output=True, text=True)
     assert cli.returncode == 1 and "another hash" in cli.stderr
 
@@ -69,5 +69,5 @@ def test_twelve_players_play_extreme_ways_to_the_end(stack: Stack, settings: Set
     assert status == 200 and not report["ok"]
     assert report["hash_chain"]["first_broken_seq"] == target["seq"]
     path.write_text(json.dumps(tampered))
-    cli = subprocess.run([sys.executable, "-m", "service.cli", "verify", str(path)], capture_output=True, text=True)
+    cli = subprocess.run([sys.executable, "-m", "cli.main", "verify", str(path)], capture_output=True, text=True)
     assert cli.returncode == 1 and f"seq {target['seq']}" in cli.stderr

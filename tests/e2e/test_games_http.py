@@ -6,7 +6,7 @@ import pytest
 
 from engines import registry
 from replays.fold import fold
-from service.config import Settings
+from runtime.config import Settings
 from tests.e2e.play import create_and_join, play_to_the_end
 from tests.e2e.stack import Stack
 

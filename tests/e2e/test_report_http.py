@@ -16,7 +16,7 @@ from engines import registry
 from engines.golden_strider import robot
 from engines.rng import Rng
 from service.app import create_app
-from service.context import Context
+from runtime.context import Context
 from tests.engines.golden_strider.helpers import NAMES
 from tests.engines.golden_strider.test_report import EXPECTED, SCRIPT, _line, _unstruck
 from tests.platform.helpers import Api, run_queued_jobs

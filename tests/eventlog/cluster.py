@@ -9,7 +9,7 @@ from pathlib import Path
 
 import redis
 
-from service import embedded_redis
+from cli import embedded_redis
 
 PRIMARIES = 3
 

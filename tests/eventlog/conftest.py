@@ -8,8 +8,8 @@ from typing import Iterator
 import pytest
 from redis.cluster import RedisCluster
 
-from service.config import Settings
-from service.context import Context, use
+from runtime.config import Settings
+from runtime.context import Context, use
 from tests.eventlog import cluster
 
 

@@ -10,7 +10,7 @@ import pytest
 from eventlog import keys
 from eventlog.events import GENESIS, seal
 from eventlog.store import Conflict, Guard, GuardFailed, IdempotencyRecord
-from service.context import Context
+from runtime.context import Context
 
 
 def _notices(ctx: Context) -> Any:

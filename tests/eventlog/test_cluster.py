@@ -13,8 +13,8 @@ from eventlog.events import GENESIS, seal
 from replays import rebuild
 from replays.fold import fold
 from service.app import create_app
-from service.config import ConfigError, Settings
-from service.context import Context
+from runtime.config import ConfigError, Settings
+from runtime.context import Context
 from tests.eventlog import cluster
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs

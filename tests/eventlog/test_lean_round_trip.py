@@ -9,7 +9,7 @@ from redis.exceptions import ResponseError
 
 from eventlog import keys
 from eventlog.events import GENESIS, seal
-from service.context import Context
+from runtime.context import Context
 
 
 def _queue(pipe, game_id: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 from eventlog import keys
 from eventlog.events import GENESIS, chain_break, seal
 from eventlog.store import Conflict, EventStore, IdempotencyRecord
-from service.context import Context
+from runtime.context import Context
 
 
 def _first(game_id: str = "gtest") -> dict:

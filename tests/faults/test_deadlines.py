@@ -9,12 +9,12 @@ from redis import Redis
 
 from eventlog import keys
 from eventlog.store import EventStore
-from service import clock
-from service.config import Settings
+from eventlog import clock
+from runtime.config import Settings
 from tests.e2e.stack import Stack
 from tests.faults import figures
 from tests.faults.load import signed_up, start_all
-from workers import scheduling
+from runtime import scheduling
 
 SCHEDULER_LOCK = "rq:scheduler-lock:{queue}"
 

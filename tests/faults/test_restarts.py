@@ -13,8 +13,8 @@ from redis import Redis
 
 from eventlog.events import chain_break, event_hash
 from eventlog.store import EventStore
-from service import embedded_redis
-from service.config import Settings
+from cli import embedded_redis
+from runtime.config import Settings
 from tests.e2e.play import create_and_join
 from tests.e2e.stack import Stack
 from tests.faults import figures

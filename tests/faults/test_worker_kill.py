@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 
 from redis import Redis
 
-from service.config import Settings
+from runtime.config import Settings
 from tests.e2e.play import create_and_join
 from tests.e2e.stack import Stack
 from tests.faults import figures

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import pytest
 
 from service.app import create_app
-from service.context import Context
+from runtime.context import Context
 from tests.platform.helpers import Api
 
 

@@ -8,7 +8,7 @@ from flask.testing import FlaskClient
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service.context import Context
+from runtime.context import Context
 
 
 @dataclass

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from service.app import create_app
-from service.context import Context
+from runtime.context import Context
 from tests.platform.helpers import Api, run_queued_jobs
 
 

@@ -18,8 +18,8 @@ from eventlog.store import Conflict, EventStore
 from replays import notices as notices_module
 from replays.fold import fold
 from service.app import create_app
-from service.config import ConfigError, Settings
-from service.context import Context, use
+from runtime.config import ConfigError, Settings
+from runtime.context import Context, use
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from eventlog.events import seal
-from service.context import Context
+from runtime.context import Context
 from tests.platform.conftest import Game
 from tests.platform.helpers import Api
 

@@ -1,4 +1,4 @@
-"""Deadlines resolved in batches, one per second (workers/scheduling.py): many phases
+"""Deadlines resolved in batches, one per second (runtime/scheduling.py): many phases
 per job, a member lost with its worker found by the sweeper, a batch released early
 never resolving early (freezegun clocks, a real RQ worker in burst mode)."""
 from __future__ import annotations
@@ -14,11 +14,12 @@ from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
 from eventlog import keys
-from service import clock
-from service.context import Context
+from eventlog import clock
+from runtime.context import Context
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
-from workers import resolution, scheduling, sweeper
+from runtime import scheduling
+from workers import resolution, sweeper
 from workers.resolution import resolve_due
 
 

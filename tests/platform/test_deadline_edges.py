@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from freezegun import freeze_time
 
-from service import clock
+from eventlog import clock
 from tests.platform.conftest import Game
 from tests.platform.helpers import Api
 

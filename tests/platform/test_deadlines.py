@@ -7,8 +7,8 @@ from datetime import timedelta
 from freezegun import freeze_time
 from rq.registry import ScheduledJobRegistry
 
-from service import clock
-from service.context import Context
+from eventlog import clock
+from runtime.context import Context
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
 from workers import sweeper

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from freezegun import freeze_time
 
-from service import clock
+from eventlog import clock
 from service.schemas import MAX_SECONDS
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from service.context import Context
+from runtime.context import Context
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
 

@@ -9,9 +9,10 @@ import pytest
 from freezegun import freeze_time
 
 from eventlog import deadlines, keys
-from service import clock, commands
+from eventlog import clock
+from service import commands
 from service.auth import Caller
-from service.context import Context
+from runtime.context import Context
 from service.errors import ApiError
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from tests.forgery import rehashed
 from replays.audit import audit
-from service import cli
-from service.context import Context
+import cli.main as cli
+from runtime.context import Context
 from tests.platform.conftest import new_game
 from tests.platform.helpers import Api, run_queued_jobs
 

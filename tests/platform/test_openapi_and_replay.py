@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Flask
 
 from service.app import create_app
-from service.context import Context
+from runtime.context import Context
 from tests.platform.conftest import Game
 from tests.platform.helpers import Api
 

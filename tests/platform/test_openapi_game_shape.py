@@ -8,8 +8,9 @@ import pytest
 from freezegun import freeze_time
 from marshmallow import INCLUDE
 
-from service import clock, simulate
-from service.context import Context
+from eventlog import clock
+from cli import simulate
+from runtime.context import Context
 from service.openapi import document
 from service.schemas import GameSchema
 from tests.platform.conftest import Game, new_game

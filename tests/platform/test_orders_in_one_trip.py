@@ -17,7 +17,7 @@ from redis.connection import Connection
 from eventlog import keys
 from service.app import create_app
 from service.auth import BAD_TOKEN_LIMIT, Caller, KnownTokens, digest, token_field
-from service.context import Context, use
+from runtime.context import Context, use
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
 
@@ -38,6 +38,11 @@ def _order(api: Api, game: Game, player: str, amount: int, key: str | None = Non
     headers = {"Idempotency-Key": key} if key else None
     return api.post(game.path("/actions"), {"type": "bid", "amount": amount}, token=game.tokens[player],
                     headers=headers)
+
+
+def _tokens(api: Api) -> KnownTokens:
+    """The tokens that API process remembers (kept by its Flask app)."""
+    return api.client.application.config["ARBITER_TOKENS"]
 
 
 def _actions(context: Context, game: Game) -> list[dict]:
@@ -77,7 +82,7 @@ def test_a_token_whose_stored_role_changed_is_refused_and_nothing_is_recorded(tw
     status, body = _order(api, game, "p1", 2)
     assert status == 401, body
     assert len(_actions(context, game)) == 1
-    assert context.tokens.get(game.id, digest(game.tokens["p1"])) is None  # forgotten, not tried again
+    assert _tokens(api).get(game.id, digest(game.tokens["p1"])) is None  # forgotten, not tried again
 
 
 def test_a_throttled_client_is_refused_even_with_a_remembered_token(two: tuple[Api, Api, Context]) -> None:
@@ -137,9 +142,9 @@ def test_a_refused_order_from_a_remembered_token_gets_the_full_paths_answer(
                ({"type": {"a": 1}}, None),
                ({"amount": 1}, None)]
     for body, raw in refused:
-        assert context.tokens.get(game.id, p1) is not None
+        assert _tokens(api).get(game.id, p1) is not None
         remembered = api.call("POST", game.path("/actions"), body, token=game.tokens["p1"], raw=raw)
-        contexts[1].tokens.discard(game.id, p1)
+        _tokens(other).discard(game.id, p1)
         assert 400 <= remembered[0] < 500
         assert remembered == other.call("POST", game.path("/actions"), body, token=game.tokens["p1"], raw=raw)
     assert len(_actions(context, game)) == 1

@@ -12,9 +12,9 @@ from eventlog import deadlines, keys, snapshots
 from eventlog.events import seal
 from replays.fold import fold
 from replays.loader import GameLoader
-from service import clock
-from service.config import Settings
-from service.context import Context
+from eventlog import clock
+from runtime.config import Settings
+from runtime.context import Context
 from tests.e2e.stack import stack_env
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from engines import registry
-from service import cli, simulate
-from service.config import Settings
-from service.context import Context
+from cli import main as cli
+from cli import simulate
+from runtime.config import Settings
+from runtime.context import Context
 from tests.e2e.stack import stack_env
 
 ARBITER = Path(sys.executable).parent / "arbiter"

@@ -6,8 +6,8 @@ from eventlog import keys, snapshots
 from replays import rebuild
 from replays.fold import fold
 from replays.loader import SNAPSHOT_EVERY, GameLoader
-from service import simulate
-from service.context import Context
+from cli import simulate
+from runtime.context import Context
 
 
 def _long_game(ctx: Context) -> str:

@@ -14,10 +14,10 @@ from schemathesis.config import SchemathesisConfig
 from hypothesis import HealthCheck, settings
 from redis import Redis
 
-from service import embedded_redis
+from cli import embedded_redis
 from service.app import create_app
-from service.config import Settings
-from service.context import Context, use
+from runtime.config import Settings
+from runtime.context import Context, use
 from service.openapi import document
 from tests.faults import figures
 from tests.platform.conftest import new_game

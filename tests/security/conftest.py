@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from service.app import create_app
-from service.context import Context
+from runtime.context import Context
 from tests.platform.helpers import Api
 
 

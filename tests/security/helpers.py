@@ -9,7 +9,7 @@ from engines import registry
 from engines.contract import GM, RuleError
 from engines.driver import load_action
 from engines.rng import Rng
-from service.context import Context
+from runtime.context import Context
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
 

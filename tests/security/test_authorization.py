@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engines import registry
-from service.context import Context
+from runtime.context import Context
 from tests.faults import figures
 from tests.platform.conftest import Game
 from tests.security.conftest import address_of

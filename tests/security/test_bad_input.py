@@ -19,7 +19,7 @@ from marshmallow import fields, validate
 
 from engines import registry
 from engines.contract import GM
-from service.context import Context
+from runtime.context import Context
 from service.schemas import GM_ACTIONS
 from tests.faults import figures
 from tests.platform.conftest import Game

@@ -15,7 +15,7 @@ import pytest
 from engines.canonical import canonical_json
 from eventlog import keys, snapshots
 from eventlog.events import event_hash
-from service.context import Context
+from runtime.context import Context
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api, run_queued_jobs
 
@@ -74,7 +74,7 @@ def _set(path: str, value: Any) -> Callable[[dict], None]:
 def _verify_offline(tmp_path: Path, export: dict, receipts: list[str]) -> tuple[int, str, dict]:
     file = tmp_path / "game.json"
     file.write_text(json.dumps(export))
-    args = [sys.executable, "-m", "service.cli", "verify", str(file)]
+    args = [sys.executable, "-m", "cli.main", "verify", str(file)]
     for receipt in receipts:
         args += ["--receipt", receipt]
     done = subprocess.run(args, capture_output=True, text=True, timeout=60)

@@ -11,7 +11,7 @@ from redis import Redis
 
 from service import auth
 from service.auth import BAD_TOKEN_LIMIT, digest
-from service.context import Context
+from runtime.context import Context
 from tests.faults import figures
 from tests.platform.conftest import Game
 from tests.platform.helpers import Api

@@ -13,8 +13,7 @@ from rq.serializers import JSONSerializer
 from eventlog.store import EventStore
 from replays.loader import GameLoader
 from replays.notices import AppendNotices
-from service.auth import KnownTokens
-from service.config import ConfigError, Settings, address, check_cluster_queue
+from runtime.config import ConfigError, Settings, address, check_cluster_queue
 
 
 @dataclass
@@ -62,10 +61,6 @@ class Context:
         if self.notices is None and self.settings.append_notices and not self.settings.redis_cluster:
             self.notices = AppendNotices(self.redis, self.loader)
         return self.notices
-
-    @cached_property
-    def tokens(self) -> KnownTokens:
-        return KnownTokens()
 
     @cached_property
     def queue(self) -> Queue:

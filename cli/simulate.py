@@ -17,7 +17,7 @@ from replays.audit import audit
 from replays.fold import engine_for
 from service import commands
 from service.auth import PUBLIC_CALLER, Caller, digest
-from service.context import Context
+from runtime.context import Context
 from service.errors import ApiError
 
 

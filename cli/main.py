@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _context():
-    from service.config import Settings
-    from service.context import Context, use
+    from runtime.config import Settings
+    from runtime.context import Context, use
 
     context = Context(Settings.from_env())
     use(context)
@@ -75,7 +75,7 @@ def _context():
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from service import embedded_redis
+    from cli import embedded_redis
 
     env = dict(os.environ)
     redis_server = None
@@ -89,7 +89,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     children = [
         subprocess.Popen([sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS, "--bind", f"{args.host}:{args.port}",
                           "service.wsgi:app"], env=env),
-        subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env),
+        subprocess.Popen([sys.executable, "-m", "cli.main", "worker"], env=env),
     ]
     print(f"Arbiter API listening on http://{args.host}:{args.port}/v1 (OpenAPI at /v1/openapi.json); "
           "worker with scheduler and sweeper running. Ctrl-C stops everything.", flush=True)
@@ -127,7 +127,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 def _port_or_free(preferred: int) -> int:
     import socket
 
-    from service.embedded_redis import free_port
+    from cli.embedded_redis import free_port
 
     with socket.socket() as sock:
         try:
@@ -222,11 +222,11 @@ def _check_receipt(document: dict, text: str) -> dict:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from service import simulate
+    from cli import simulate
 
     temp = None
     if not os.environ.get("REDIS_URL"):
-        from service import embedded_redis
+        from cli import embedded_redis
 
         temp = embedded_redis.start(Path(tempfile.mkdtemp(prefix="arbiter-sim-")), aof=False)
         os.environ["REDIS_URL"] = temp.url

@@ -29,7 +29,7 @@ from redis import Redis
 from rq import Queue
 from rq.exceptions import DuplicateJobError
 
-from eventlog import keys
+from eventlog import clock, deadlines, keys
 
 RESULT_TTL = 600
 FAILURE_TTL = 7 * 24 * 3600
@@ -187,20 +187,6 @@ def pop_due(redis: Redis, second: int, count: int) -> list[tuple[str, int]]:
     return [parse_member(m.decode()) for m in popped]
 
 
-def nobody_awaited(engine, state: dict) -> bool:
-    """The open phase waits for nobody: with ``resolve_early`` it resolves at once."""
-    phase = engine.phase(state)
-    return phase is not None and not phase.awaiting
-
-
-def phase_spec(record: dict, phase_name: str, number: int, moment: datetime | None = None) -> dict:
-    """The log entry that opens a phase: its number, name and deadline."""
-    from service import clock
-
-    seconds = record["deadlines"].get(phase_name, 86400)
-    return {"number": number, "name": phase_name, "deadline": clock.after(seconds, moment)}
-
-
 def phase_opened(queue: Queue, redis, game_id: str, spec: dict, ready: bool) -> None:
     """After a phase-opening event is in the log: index its deadline, batch its resolution.
 
@@ -213,9 +199,6 @@ def phases_opened(queue: Queue, redis, opened: list[tuple[str, dict, bool]]) -> 
     """``phase_opened`` for several games, ``(game_id, spec, ready)`` each: their index
     entries in one round trip and their batch adds in another (a batch job resolving a
     storm opens the next phase of every game it resolves)."""
-    from eventlog import deadlines
-    from service import clock
-
     if not opened:
         return
     now = clock.now()

@@ -1,0 +1,1 @@
+"""What a running process needs, shared by the API and the workers: settings, connections, and the queue."""
