@@ -6,8 +6,6 @@ Candidate is tied and someone may vote.  State is plain JSON; see ``initial_stat
 """
 from __future__ import annotations
 
-import functools
-
 from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, State, Viewer
 from engines.extreme_ways import bots, orders, resolution, rules, views
@@ -26,7 +24,9 @@ from engines.extreme_ways.schemas import (
 from engines.rng import Rng
 
 DAY = 86400
-STAGES_WITH_PHASE = ("bidding", "moving", "ec_vote")  # each stage's phase has the stage's name
+# Every option's default, loaded once at import (loading the schema costs more than the rest of a game's
+# start); initial_state spreads it into a new dict and nothing ever changes it.
+OPTION_DEFAULTS: JSON = roundtrip(OptionsSchema().load({}))
 
 
 class ExtremeWays(Engine):
@@ -121,7 +121,7 @@ class ExtremeWays(Engine):
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
         ids = [p["id"] for p in players]
         # A log recorded before an option existed plays under that option's default.
-        options = {**_option_defaults(), **options}
+        options = {**OPTION_DEFAULTS, **options}
         garnets = {p["id"]: int((p.get("fields") or {}).get("garnets", 0)) for p in players}
         return {  # shares the options' and setup's parts: nothing in a state is ever mutated
             "options": options,
@@ -175,11 +175,6 @@ class ExtremeWays(Engine):
             )
         return None
 
-    def phase_name(self, state: State) -> str | None:
-        """``phase(state).name`` without the actors and prompt (the audit asks after every resolution)."""
-        stage = state["stage"]
-        return stage if stage in STAGES_WITH_PHASE else None
-
     # -- orders and resolutions -------------------------------------------------
     # The rule modules' functions themselves, not methods that call them: the fold calls one for
     # every event, and the audit two, so a Python call apiece less is worth having.
@@ -187,7 +182,6 @@ class ExtremeWays(Engine):
     apply_action = staticmethod(orders.apply_action)
     resolve = staticmethod(resolution.resolve)
     apply_outcome = staticmethod(resolution.apply_outcome)
-    resolve_applied = staticmethod(resolution.resolve_applied)
 
     def eject(self, state: State, player_id: str) -> State:
         """GM ruling: the player leaves; their open order and vote are dropped, they stop moving."""
@@ -224,13 +218,6 @@ class ExtremeWays(Engine):
         if actor == GM:
             return None
         return bots.bot_action(state, actor, self.phase(state), rng)
-
-
-@functools.lru_cache(maxsize=1)
-def _option_defaults() -> JSON:
-    """Every option's default (loading the schema costs more than the rest of a game's start).
-    Callers spread it into a new dict and never change it."""
-    return roundtrip(OptionsSchema().load({}))
 
 
 ENGINE = ExtremeWays()

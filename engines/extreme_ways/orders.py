@@ -117,7 +117,7 @@ def apply_action(state: State, actor: str, action: JSON) -> State:
         gold = action["garnets"] * state["options"]["garnet_rate"]
         new["garnets"] = {**state["garnets"], actor: state["garnets"][actor] - action["garnets"]}
         new["gold"] = {**state["gold"], actor: state["gold"][actor] + gold}
-        bought = {"garnets": action["garnets"], "gold": gold, "round": state["round"]}  # in round-trip form
+        bought = {"garnets": action["garnets"], "gold": gold, "round": state["round"]}
         new["purchases"] = {**state["purchases"], actor: [*state["purchases"][actor], bought]}
     elif kind == "move":
         options = list(action["options"])

@@ -21,54 +21,29 @@ DIRECTIONS: tuple[tuple[str, int, int], ...] = (
     ("highest_y", 1, 1),
     ("lowest_y", 1, -1),
 )
-_BY_NAME = tuple(sorted(DIRECTIONS))  # the Tokens in their names' sorted order: the order a round trip gives them
 BONUS_GARNETS = 2
 GOLD_PER_GARNET_AWARDED = 15
 
 
 # -- move generation (setup) -------------------------------------------------------
 def generate_candidates(rng: Rng, move_range: int) -> list[Move]:
-    """Four distinct candidate moves, each coordinate uniform in [-range, range], never (0, 0).
-
-    A coordinate is ``rng.randint(-move_range, move_range)``: the ``below`` that randint adds ``-move_range``
-    to, drawn a move at a time until four are kept (``_draw_moves``).
-    """
-    return _draw_moves(rng, move_range, 1)[0]
+    """Four distinct candidate moves, each coordinate uniform in [-range, range], never (0, 0)."""
+    moves: list[Move] = []
+    while len(moves) < 4:
+        move = [rng.randint(-move_range, move_range), rng.randint(-move_range, move_range)]
+        if move != [0, 0] and move not in moves:
+            moves.append(move)
+    return moves
 
 
 def generate_round(rng: Rng, move_range: int) -> dict[str, Any]:
     """One bidding round: candidates and the true move's index for each of options A-D.
 
-    The candidates are ``generate_candidates`` of A, then of B, C and D (``_draw_moves``), then a
-    ``rng.below(4)`` for each option's true move.
+    The order of the moves in each option is random, so the true move is any of the four.
     """
-    candidates = dict(zip(OPTIONS, _draw_moves(rng, move_range, len(OPTIONS))))
-    true = dict(zip(OPTIONS, rng.belows(4, len(OPTIONS))))
+    candidates = {letter: generate_candidates(rng, move_range) for letter in OPTIONS}
+    true = {letter: rng.below(4) for letter in OPTIONS}
     return {"candidates": candidates, "true": true}
-
-
-def _draw_moves(rng: Rng, move_range: int, count: int) -> list[list[Move]]:
-    """``count`` lists of four candidate moves, filled one after the other from one walk over the pairs drawn:
-    each pair goes to the first list still short of four.  Every move still missing needs at least one more
-    pair, so that many are drawn at once (``Rng.belows``, the same draws: setup draws hundreds), and none is
-    drawn that the move-at-a-time loop would not draw."""
-    span = 2 * move_range + 1
-    lists: list[list[Move]] = [[] for _ in range(count)]
-    filling = iter(lists)
-    moves = next(filling)
-    missing = 4 * count
-    while missing:
-        coordinates = iter(rng.belows(span, 2 * missing))
-        for x, y in zip(coordinates, coordinates):
-            if x == move_range and y == move_range:
-                continue
-            move = [x - move_range, y - move_range]
-            if move not in moves:
-                moves.append(move)
-                missing -= 1
-                if len(moves) == 4 and missing:
-                    moves = next(filling)
-    return lists
 
 
 def false_indices(true_index: int) -> list[int]:
@@ -82,19 +57,8 @@ def draw_split(rng: Rng, true: Mapping[str, int]) -> dict[str, int]:
     B: the false move in Packet 3 (the other two are in Packet 2); C: the false move in
     Packet 4 (the other two in Packet 2); D: the false move in Packet 4 (the other two in
     Packet 3).  Values are candidate indices.
-
-    Each is ``rng.choice(false_indices(true[letter]))``, for B, C and D in turn.  With every true index one of
-    0-3 (as setup draws them), each choice is of three, so the three are drawn in one ``belows(3, 3)``: the
-    same draws, the ``k``-th false index being ``k``, or ``k + 1`` from the true one on.
     """
-    true_b, true_c, true_d = true["B"], true["C"], true["D"]
-    if true_b in _INDICES and true_c in _INDICES and true_d in _INDICES:  # a tuple: == as false_indices compares
-        b, c, d = rng.belows(3, 3)
-        return {"B": b + (b >= true_b), "C": c + (c >= true_c), "D": d + (d >= true_d)}
     return {letter: rng.choice(false_indices(true[letter])) for letter in ("B", "C", "D")}
-
-
-_INDICES = (0, 1, 2, 3)  # a move's index among its option's four candidates
 
 
 def packet_contents(
@@ -105,38 +69,13 @@ def packet_contents(
     Packet 1: the true move for A.  Packet 2: two false moves each of B and C.
     Packet 3: one false move of B and two of D.  Packet 4: one false move each of C and D.
     No packet repeats another's information; together they reveal every true move.
-
-    The pairs are read from ``_PAIRS`` (setup and every auction make a round's packets): the same moves, read in
-    the same places, as the plain rule below, which answers whatever the table does not (a true index equal to
-    the split's, out of range, not a number), and so says what that gives.
     """
-    try:
-        b, c, d = candidates["B"], candidates["C"], candidates["D"]
-        i, j = _PAIRS[true["B"], split["B"]]
-        pair_b = [list(b[i]), list(b[j])]
-        i, j = _PAIRS[true["C"], split["C"]]
-        pair_c = [list(c[i]), list(c[j])]
-        i, j = _PAIRS[true["D"], split["D"]]
-        return {
-            "1": {"A": {"true": list(candidates["A"][true["A"]])}},
-            "2": {"B": {"false": pair_b}, "C": {"false": pair_c}},
-            "3": {"B": {"false": [list(b[split["B"]])]}, "D": {"false": [list(d[i]), list(d[j])]}},
-            "4": {"C": {"false": [list(c[split["C"]])]}, "D": {"false": [list(d[split["D"]])]}},
-        }
-    except Exception:  # data no setup makes: the plain rule raises what it raises, or gives what it gives
-        pass
     return {
         "1": {"A": {"true": list(candidates["A"][true["A"]])}},
         "2": {"B": {"false": _pair(candidates, true, split, "B")}, "C": {"false": _pair(candidates, true, split, "C")}},
         "3": {"B": {"false": _single(candidates, split, "B")}, "D": {"false": _pair(candidates, true, split, "D")}},
         "4": {"C": {"false": _single(candidates, split, "C")}, "D": {"false": _single(candidates, split, "D")}},
     }
-
-
-# (true index, single-move slot's index) -> the indices of the pair's two false moves, in candidate order
-_PAIRS: dict[tuple[int, int], tuple[int, int]] = {
-    (t, s): tuple(i for i in range(4) if i != t and i != s) for t in range(4) for s in range(4) if t != s  # type: ignore[misc]
-}
 
 
 def _single(candidates: Mapping[str, Sequence[Move]], split: Mapping[str, int], letter: str) -> list[Move]:
@@ -147,15 +86,8 @@ def _single(candidates: Mapping[str, Sequence[Move]], split: Mapping[str, int], 
 def _pair(
     candidates: Mapping[str, Sequence[Move]], true: Mapping[str, int], split: Mapping[str, int], letter: str
 ) -> list[Move]:
-    """The two false moves of ``letter`` not in a single-move slot, in candidate order (a loop, not a
-    comprehension: one call fewer, and the bidding resolution makes a round's packets every auction)."""
-    true_index, single_index = true[letter], split[letter]
-    moves = candidates[letter]
-    pair = []
-    for i in range(4):
-        if i != true_index and i != single_index:
-            pair.append(list(moves[i]))
-    return pair
+    """The two false moves of ``letter`` not in a single-move slot, in candidate order."""
+    return [list(candidates[letter][i]) for i in false_indices(true[letter]) if i != split[letter]]
 
 
 def round_packets(
@@ -207,17 +139,11 @@ def play_moves(
     All moves of a round happen at once: a rebound reflects about the chosen player's
     position at the start of that round.  Players not in ``movers`` stay at the origin.
     """
-    if not rebounds:
-        try:
-            return _play_without_rebounds(choices, rounds, movers)
-        except Exception:  # data no engine step makes: the round-by-round loop below raises what it raises
-            pass
     paths: dict[str, list[Move]] = {p: [[0, 0]] for p in choices}
     for number, rnd in enumerate(rounds, start=1):
-        candidates, true = rnd["candidates"], rnd["true"]
-        start = {p: path[-1] for p, path in paths.items()} if rebounds else {}  # only a rebound looks
-        for player, path in paths.items():
-            here = path[-1]  # the start of the round: a path grows when its player has moved
+        start = {p: path[-1] for p, path in paths.items()}
+        for player in paths:
+            here = start[player]
             use = rebounds.get(player)
             if player not in movers:
                 nxt = list(here)
@@ -226,51 +152,22 @@ def play_moves(
             else:
                 letter = choices[player][number - 1]
                 assert letter is not None, "missing options are randomised before moving"
-                nxt = step(here, candidates[letter][true[letter]])
-            path.append(nxt)
-    return paths
-
-
-def _play_without_rebounds(
-    choices: Mapping[str, Sequence[str | None]], rounds: Sequence[Mapping[str, Any]], movers: Sequence[str]
-) -> dict[str, list[Move]]:
-    """``play_moves`` when nobody rebounds: then no move looks at another player, so each path is played on
-    its own, its true moves summed without a call per step (the audit resolves every Moving Phase).  It
-    raises on data the engine never makes (a move that is not a pair, a letter with no option); the plain
-    loop then says what that gives."""
-    table = [(rnd["candidates"], rnd["true"]) for rnd in rounds]
-    paths: dict[str, list[Move]] = {}
-    for player, letters in choices.items():
-        if player not in movers:
-            paths[player] = [[0, 0] for _ in range(len(table) + 1)]
-            continue
-        x = y = 0
-        path = paths[player] = [[0, 0]]
-        for number, (candidates, true) in enumerate(table):
-            letter = letters[number]
-            assert letter is not None, "missing options are randomised before moving"
-            dx, dy = candidates[letter][true[letter]]
-            x += dx
-            y += dy
-            path.append([x, y])
+                nxt = step(here, rnd["candidates"][letter][rnd["true"][letter]])
+            paths[player].append(nxt)
     return paths
 
 
 # -- results -------------------------------------------------------------------------
 def tokens_of_life(positions: Mapping[str, Sequence[int]]) -> dict[str, str | None]:
     """Who wins each extreme: tied first places are skipped and the Token goes to the
-    next value that only one player holds (None if every value is shared).  Keyed in sorted
-    order (``tokens_held`` gives a player's in the rulebook's)."""
+    next value that only one player holds (None if every value is shared)."""
     out: dict[str, str | None] = {}
-    by_axis: dict[int, dict[int, list[str]]] = {}  # each axis's players by coordinate, for both its extremes
-    for name, axis, sign in _BY_NAME:
-        holders = by_axis.get(axis)
-        if holders is None:
-            holders = by_axis[axis] = {}
-            for player, pos in positions.items():
-                holders.setdefault(pos[axis], []).append(player)
+    for name, axis, sign in DIRECTIONS:
+        holders: dict[int, list[str]] = {}
+        for player, pos in positions.items():
+            holders.setdefault(pos[axis], []).append(player)
         winner = None
-        for value in sorted(holders, reverse=sign > 0):  # distinct ints: highest first for +1
+        for value in sorted(holders, reverse=sign > 0):  # the most extreme value first
             if len(holders[value]) == 1:
                 winner = holders[value][0]
                 break

@@ -5,6 +5,8 @@ import pytest
 
 from engines.contract import RuleError
 from engines.extreme_ways import ENGINE
+from engines.extreme_ways.resolution import resolve as resolve_outcome
+from engines.rng import Rng
 
 from tests.engines.extreme_ways.helpers import act, axis_round, move_all, new_game, pass_all_bidding, resolve
 
@@ -98,6 +100,19 @@ def test_ruling_tie_with_no_token_holders_skips_the_vote() -> None:
     assert (outcome["public"]["elimination"]["ec"], outcome["public"]["elimination"]["decided_by"]) == (
         "p1", "fewest garnets")
     assert ENGINE.phase(after) is None
+
+
+@pytest.mark.parametrize("seed", ["a", "b", "c", "d", "e"])
+def test_rule_still_tied_without_token_holders_the_ec_is_drawn_from_the_ec_stream(seed: str) -> None:
+    """Results: a tie nobody can vote on, equal garnets: "the Elimination Candidate will be randomized from the
+    players that are still tied", drawn from ``fork("ec")`` of the Moving Phase's stream.  Two players with the
+    same options end on the same spot, so every extreme is shared and nobody holds a Token."""
+    state = new_game(2, {"bidding_rounds": 1})
+    same = {"options": ["A"], "rebound": None}
+    state = {**state, "stage": "moving", "round": None, "moves": {"p1": same, "p2": same}}
+    elimination = resolve_outcome(state, Rng(seed, "phase", 2))["public"]["elimination"]
+    expected = Rng(seed, "phase", 2).fork("ec").choice(["p1", "p2"])
+    assert (elimination["ec"], elimination["decided_by"], elimination["voters"]) == (expected, "random", [])
 
 
 def test_clarification_the_ec_cannot_hold_a_token_of_life() -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 import pytest
 
 from engines.contract import RuleError
-from engines.extreme_ways import ENGINE
+from engines.extreme_ways import ENGINE, rules
+from engines.extreme_ways.resolution import resolve as resolve_outcome
+from engines.rng import Rng
 
 from tests.engines.extreme_ways.helpers import (
     act, axis_round, example_round, move_all, new_game, one_round_game, pass_all_bidding, resolve,
@@ -46,6 +48,33 @@ def test_rule_missing_options_are_randomised_from_the_seed_and_recorded() -> Non
     assert outcome["private"]["p1"]["options"][0] == "A"
     again, _ = resolve(state, 5)
     assert again == outcome
+
+
+@pytest.mark.parametrize("seed", ["a", "b", "c"])
+@pytest.mark.parametrize("rebound", [False, True])
+def test_rule_missing_options_are_randomised_each_from_the_players_own_stream(seed: str, rebound: bool) -> None:
+    """Moving Phase: "if you fail to submit an Option for a round, you will automatically randomly select one".
+    A player's missing rounds are drawn in round order from ``fork("options", player)`` of the phase's stream,
+    so one player's gaps never change another's; the round a Rebound Token replaces is not randomised."""
+    state = new_game(5, {"bidding_rounds": 3, "move_range": 1, "rebound_twist": rebound})
+    ids = state["players"]
+    gaps = {"p1": [], "p2": [0], "p3": [1, 2], "p4": [0, 1, 2], "p5": [2]}
+    moves = {}
+    for index, p in enumerate(ids):
+        options: list[str | None] = [rules.OPTIONS[(index + n) % 4] for n in range(3)]
+        for gap in gaps[p]:
+            options[gap] = None
+        use = {"round": 3, "player_id": ids[index - 1]} if rebound and index % 2 else None
+        moves[p] = {"options": options, "rebound": use}
+    state = {**state, "stage": "moving", "round": None, "moves": moves}
+    outcome = resolve_outcome(state, Rng(seed, "phase", 4))
+    for p in ids:
+        stream, use = Rng(seed, "phase", 4).fork("options", p), moves[p]["rebound"]
+        drawn = {str(n + 1): stream.choice(rules.OPTIONS) for n, letter in enumerate(moves[p]["options"])
+                 if letter is None and not (use and use["round"] == n + 1)}
+        assert outcome["private"][p]["randomised"] == drawn
+        played = [drawn.get(str(n + 1), letter) for n, letter in enumerate(moves[p]["options"])]
+        assert outcome["private"][p]["options"] == played
 
 
 def test_clarification_final_positions_and_gold_revealed_not_intermediate_ones() -> None:
