@@ -85,28 +85,3 @@ def push_destination(position: str, mover: str, length: int) -> str:
         position = next_toward(position, mover, length)
     return position
 
-
-Routes = dict[str, dict[str, str]]
-
-# Path lengths the options allow (schemas.OptionsSchema); a state with any other length (only a
-# forged log makes one) takes the functions above, with whatever they give or raise.
-_TABLED_LENGTHS = range(CUBES_PER_PLAYER, 21)
-_ROUTES: dict[int, tuple[Routes, Routes]] = {}
-
-
-def routes(length: int) -> tuple[Routes, Routes] | None:
-    """``next_toward`` and ``push_destination`` as tables, ``steps[target][position]`` and
-    ``pushes[mover][position]``, for every position of the full board and every colour; None
-    for a length outside the options' range.
-
-    Every move played, checked or replayed takes a step (and a push takes three): a lookup costs
-    a fraction of the string work.  Built by calling the two functions, so they hold exactly their
-    answers; a position or colour they lack (only a forged log has one) is the caller's to compute."""
-    found = _ROUTES.get(length) if type(length) is int else None
-    if found is None and type(length) is int and length in _TABLED_LENGTHS:
-        positions = all_spaces(list(COLOURS), length) + [base(c) for c in COLOURS]
-        found = _ROUTES[length] = (
-            {target: {p: next_toward(p, target, length) for p in positions} for target in COLOURS},
-            {mover: {p: push_destination(p, mover, length) for p in positions} for mover in COLOURS},
-        )
-    return found

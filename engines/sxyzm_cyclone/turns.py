@@ -1,7 +1,6 @@
 """Seating and turns: colours, board side, turn order, the die roll and who plays next."""
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from engines.contract import RuleError
@@ -82,30 +81,15 @@ def colour_of(state: State, player_id: str) -> str | None:
 
 
 def active_colours(state: State) -> list[str]:
-    """Colours whose player has not been ejected.
-
-    Asked for every checked and resolved turn, nearly always with nobody ejected: then it is every
-    colour, once each is known to have a player (``player_of`` fails for one that has none), which a
-    set of the players' colours tells in a few C calls; anything else asks ``player_of`` colour by colour."""
-    colours, ejected = state["colours"], state["ejected"]
-    if not ejected and type(ejected) is list:
-        try:
-            seated = set(map(_COLOUR, state["players"])).issuperset(colours)
-        except (KeyError, TypeError):  # a player without a colour, or one that is not a name
-            seated = False
-        if seated:
-            return list(colours)
-    return [c for c in colours if player_of(state, c) not in ejected]
+    """Ruling 14: colours whose player has not been ejected (an ejected player cannot win and their
+    turns are skipped)."""
+    return [c for c in state["colours"] if player_of(state, c) not in state["ejected"]]
 
 
-_COLOUR = itemgetter("colour")
-
-
-def next_colour(state: State, active: list[str] | None = None) -> str:
-    """The next active colour after the current one, in turn order.  ``active``: ``active_colours(state)``,
-    if the caller has it."""
+def next_colour(state: State) -> str:
+    """Ruling 7: the next active colour after the current one, in turn order."""
     order = state["colours"]
-    active = active_colours(state) if active is None else active
+    active = active_colours(state)
     start = order.index(state["current"])
     for step in range(1, len(order) + 1):
         colour = order[(start + step) % len(order)]

@@ -71,6 +71,7 @@ def test_rule_only_the_top_cube_of_a_stack_moves() -> None:
     assert not is_movable(state, "blue-1") and is_movable(state, "blue-2")
     error = _rejects(state, "p1", ("blue-1", "yellow"))
     assert error.rule == RULE_STACK_TOP
+    assert error.message == "move 1 (blue-1 toward yellow): blue-1 is under another cube in the stack on centre"
 
 
 def test_example_blue_onto_two_yellows_moves_the_stack_three_toward_blue() -> None:
@@ -145,7 +146,10 @@ def test_example_pushed_into_the_blue_base_yellows_finish_and_blue_must_re_enter
 def test_rule_a_cube_in_its_own_base_may_move_and_re_enters_on_the_first_space() -> None:
     state = board(game(2, rolls=[1]), {})
     assert {m["cube"] for m in legal_moves(state, "blue")} == {f"blue-{n}" for n in range(1, 6)}
-    assert play(state, "p1", ("blue-3", "yellow"))["spaces"] == {"blue:1": ["blue-3"]}
+    outcome, after = turn(state, "p1", ("blue-3", "yellow"))
+    assert after["spaces"] == {"blue:1": ["blue-3"]}
+    assert outcome["public"]["moves"] == [
+        {"cube": "blue-3", "toward": "yellow", "from": "base:blue", "to": "blue:1", "pushes": []}]
 
 
 def test_rule_a_pushed_cube_goes_no_further_back_than_its_own_base() -> None:
@@ -165,7 +169,9 @@ def test_rule_no_stacking_in_a_base_a_yellow_entering_blue_base_is_not_stacked()
 def test_rule_a_cube_in_another_colours_base_has_finished_and_cannot_move() -> None:
     state = board(game(2), {"blue:7": ["blue-2"]}, bases={"yellow": ["blue-1"]})
     assert "blue-1" not in {m["cube"] for m in legal_moves(state, "blue")}
-    assert _rejects(state, "p1", ("blue-1", "yellow")).rule == RULE_FINISHED
+    error = _rejects(state, "p1", ("blue-1", "yellow"))
+    assert error.rule == RULE_FINISHED
+    assert error.message == "move 1 (blue-1 toward yellow): blue-1 has finished and is out of play"
 
 
 def test_rule_a_third_colour_carried_into_a_base_by_a_pushed_stack_finishes_there() -> None:

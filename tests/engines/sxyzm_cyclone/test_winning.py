@@ -128,6 +128,19 @@ def test_ruling_a_push_can_win_the_game_for_another_player() -> None:
     assert ENGINE.result(state)["winning_colours"] == ["green"]
 
 
+def test_ruling_an_ejected_player_cannot_win() -> None:
+    """Ruling 14: blue's push carries two green cubes into the blue base, which gives green two in
+    each opponent's base (a three-player win); green's player was ejected, so nobody wins, the
+    game goes on and a move after the push is allowed."""
+    start = board(game(3, rolls=[2]), {"blue:1": ["blue-1"], "blue:2": ["green-1", "green-2"], "blue:5": ["blue-2"]},
+                  bases={"yellow": ["green-3", "green-4"]})
+    state = ENGINE.eject(start, "p3")
+    outcome, state = turn(state, "p1", ("blue-1", "yellow"), ("blue-2", "yellow"))
+    assert outcome["public"]["winners"] == [] and outcome["public"]["ended"] is None
+    assert {"green-1", "green-2"} <= set(state["bases"]["blue"]) and state["spaces"]["blue:6"] == ["blue-2"]
+    assert ENGINE.phase(state) is not None and state["current"] == "yellow"
+
+
 def test_option_max_turns_ends_the_game_in_a_draw() -> None:
     state = game(2, max_turns=2)
     _, state = turn(state, "p1", ("blue-5", "yellow"))
