@@ -10,6 +10,7 @@ COLOURS: tuple[str, ...] = ("blue", "yellow", "green", "red")
 TWO_COLOURS: tuple[str, ...] = ("blue", "yellow")
 SIDES: tuple[str, ...] = ("two-colour", "four-colour")
 CUBES_PER_PLAYER = 5
+MAX_PATH_LENGTH = 20  # the longest path the options allow (the shortest: CUBES_PER_PLAYER, so the cubes fit)
 CENTRE = "centre"
 BASE_PREFIX = "base:"
 PUSH_DISTANCE = 3
@@ -23,9 +24,12 @@ def cube_colour(cube: str) -> str:
     return cube.rsplit("-", 1)[0]
 
 
-def cubes_of(colour: str) -> list[str]:
+def cubes_of(colour: str) -> tuple[str, ...]:
     """The five cubes of a colour; cube ``n`` starts on space ``n`` of its own path."""
-    return [cube_name(colour, n) for n in range(1, CUBES_PER_PLAYER + 1)]
+    return _CUBES[colour]
+
+
+_CUBES = {colour: tuple(cube_name(colour, n) for n in range(1, CUBES_PER_PLAYER + 1)) for colour in COLOURS}
 
 
 def space(colour: str, index: int) -> str:
@@ -76,12 +80,27 @@ def next_toward(position: str, target: str, length: int) -> str:
     return CENTRE if number == length else space(colour, number + 1)
 
 
+def step(position: str, target: str, length: int) -> str:
+    """``next_toward``, looked up in a table of its answers (every move and push leg takes steps)."""
+    return _STEPS[length][target][position]
+
+
 def push_destination(position: str, mover: str, length: int) -> str:
     """Rule: a pushed stack goes three spaces toward the mover's base, stopping at the base
     (it is the last space)."""
     for _ in range(PUSH_DISTANCE):
         if is_base(position):
             break
-        position = next_toward(position, mover, length)
+        position = step(position, mover, length)
     return position
+
+
+def _steps(length: int) -> dict[str, dict[str, str]]:
+    """``next_toward`` from every position of the full board toward every base, for one path length."""
+    positions = all_spaces(list(COLOURS), length) + [base(c) for c in COLOURS]
+    return {target: {p: next_toward(p, target, length) for p in positions} for target in COLOURS}
+
+
+# Built once, at import, for every path length the options allow (a few thousand entries).
+_STEPS = {length: _steps(length) for length in range(CUBES_PER_PLAYER, MAX_PATH_LENGTH + 1)}
 

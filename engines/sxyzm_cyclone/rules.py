@@ -14,7 +14,7 @@ from engines.sxyzm_cyclone.board import (
     cube_colour,
     cubes_of,
     is_base,
-    next_toward,
+    step,
     push_destination,
 )
 
@@ -41,23 +41,16 @@ def working_copy(state: State) -> State:
 
 
 # -- where the cubes are ----------------------------------------------------------------------------
-def locations(state: State) -> dict[str, tuple[str, int | None]]:
-    """Where every cube is, found in one pass over the board: its space and its level in the stack
-    (0 at the bottom), or its base and None.  (A cube listed twice, which no game makes, is where it is
-    found first: spaces before bases.)"""
-    where: dict[str, tuple[str, int | None]] = {}
-    for position, stack in state["spaces"].items():
-        for level, cube in enumerate(stack):
-            where.setdefault(cube, (position, level))
-    for colour, inside in state["bases"].items():
-        for cube in inside:
-            where.setdefault(cube, (base(colour), None))
-    return where
-
-
 def locate(state: State, cube: str) -> tuple[str, int | None]:
-    """Where one cube is (see ``locations``); KeyError if it is nowhere on the board."""
-    return locations(state)[cube]
+    """Where a cube is: its space and its level in the stack there (0 at the bottom), or its base and
+    None; KeyError if it is nowhere on the board."""
+    for position, stack in state["spaces"].items():
+        if cube in stack:
+            return position, stack.index(cube)
+    for colour, inside in state["bases"].items():
+        if cube in inside:
+            return base(colour), None
+    raise KeyError(cube)
 
 
 def all_cubes(state: State) -> list[str]:
@@ -73,16 +66,16 @@ def _finished_at(position: str, cube: str) -> bool:
 
 
 def _movable_at(state: State, position: str, level: int | None, cube: str) -> bool:
-    """Rule: 'while in a stack, only the cube on top may be moved'; a lone cube is the top of its
-    own stack.  A cube in its own base may move (it re-enters on the first space); in another
-    colour's base it has finished."""
+    """Rule: 'while in a stack, only the cube on top may be moved' (a lone cube is the top of its own
+    stack); a cube in its own base may move (it re-enters on the first space), one in another
+    colour's base has finished."""
     if is_base(position):
         return base_colour(position) == cube_colour(cube)
     return level == len(state["spaces"][position]) - 1
 
 
 def is_finished(state: State, cube: str) -> bool:
-    """Whether ``cube`` is in the base of another colour (see ``_finished_at``)."""
+    """Whether ``cube`` has crossed the finish line (see ``_finished_at``)."""
     position, _ = locate(state, cube)
     return _finished_at(position, cube)
 
@@ -94,15 +87,14 @@ def is_movable(state: State, cube: str) -> bool:
 
 
 def movable_cubes(state: State, colour: str) -> list[str]:
-    """The colour's cubes that may move now.  Rule: 'if player does not have an available cube to
-    move, that player will not be able to use their actions on their turn'."""
-    where = locations(state)
-    movable = []
-    for cube in cubes_of(colour):
-        position, level = where[cube]
-        if _movable_at(state, position, level, cube):
-            movable.append(cube)
-    return movable
+    """The colour's cubes that may move now."""
+    return [cube for cube in cubes_of(colour) if is_movable(state, cube)]
+
+
+def can_move(state: State, colour: str) -> bool:
+    """Whether any of the colour's cubes may move.  Rule: 'if player does not have an available cube
+    to move, that player will not be able to use their actions on their turn'."""
+    return any(is_movable(state, cube) for cube in cubes_of(colour))
 
 
 def targets(state: State, colour: str) -> list[str]:
@@ -150,7 +142,7 @@ def play_move(state: State, colour: str, move: Move) -> dict[str, Any]:
     length, spaces = state["path_length"], state["spaces"]
     origin, _ = locate(state, cube)
     _lift(state, origin, cube)
-    target = next_toward(origin, toward, length)
+    target = step(origin, toward, length)
     pushes: list[dict[str, Any]] = []
     effect = {"cube": cube, "toward": toward, "from": origin, "to": target, "pushes": pushes}
     if is_base(target):
@@ -190,6 +182,13 @@ def _enter_base(state: State, position: str, cubes: list[str]) -> None:
     state["bases"][base_colour(position)].extend(cubes)
 
 
+def brought_cubes_into_a_base(effect: dict[str, Any]) -> bool:
+    """Whether the action ``play_move`` described put cubes into a base: the cube landing there, or a
+    push ending there.  Only such an action can complete a win condition (they count cubes in bases)."""
+    pushes = effect["pushes"]
+    return is_base(effect["to"]) or bool(pushes) and is_base(pushes[-1]["to"])
+
+
 def replay_moves(state: State, public: dict[str, Any]) -> None:
     """Play an outcome's recorded moves again on the working copy ``state`` (``apply_outcome``)."""
     for effect in public["moves"]:
@@ -197,31 +196,39 @@ def replay_moves(state: State, public: dict[str, Any]) -> None:
 
 
 # -- winning ----------------------------------------------------------------------------------------
+def _cube_colours_in_bases(state: State) -> dict[str, list[str]]:
+    """For each base in play, the colour of every cube inside it (read once for every colour's
+    win check)."""
+    return {other: [cube_colour(cube) for cube in state["bases"][other]] for other in state["colours"]}
+
+
 def finished_counts(state: State, colour: str) -> dict[str, int]:
     """How many of ``colour``'s cubes have finished in each other base in play."""
-    return {
-        other: sum(1 for c in state["bases"][other] if cube_colour(c) == colour)
-        for other in state["colours"]
-        if other != colour
-    }
+    inside = _cube_colours_in_bases(state)
+    return {other: inside[other].count(colour) for other in state["colours"] if other != colour}
 
 
-def has_won(state: State, colour: str) -> bool:
-    """Winning the game, by the number of colours in play (ruling 13: the players at the start).
-
-    Two players: all five cubes in the other base.  Three players: three cubes in a single base, or
-    two in each.  Four players: three cubes in a single base, or one in each.
-    """
-    counts = list(finished_counts(state, colour).values())
-    players = len(state["colours"])
+def _meets_a_win_condition(finished: list[int], players: int) -> bool:
+    """Winning the game, from a colour's finished cubes in each other base and the number of colours in
+    play (ruling 13: the players at the start).  Two players: all five cubes in the other base.  Three
+    players: three cubes in a single base, or two in each.  Four players: three cubes in a single base,
+    or one in each."""
     if players == 2:
-        return counts[0] >= 5
+        return finished[0] >= 5
     if players == 3:
-        return max(counts) >= 3 or min(counts) >= 2
-    return max(counts) >= 3 or min(counts) >= 1
+        return max(finished) >= 3 or min(finished) >= 2
+    return max(finished) >= 3 or min(finished) >= 1
 
 
 def winners(state: State, candidates: list[str]) -> list[str]:
     """The colours among ``candidates`` that have won now, in turn order.  Ruling 12: everyone who
     meets a win condition after an action wins (a push can win the game for another player)."""
-    return [colour for colour in state["colours"] if colour in candidates and has_won(state, colour)]
+    colours = state["colours"]
+    inside = _cube_colours_in_bases(state)
+    return [colour for colour in colours if colour in candidates and _meets_a_win_condition(
+        [inside[other].count(colour) for other in colours if other != colour], len(colours))]
+
+
+def has_won(state: State, colour: str) -> bool:
+    """Whether ``colour`` meets a win condition now."""
+    return winners(state, [colour]) == [colour]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from engines.sxyzm_cyclone.board import COLOURS, CUBES_PER_PLAYER
+from engines.sxyzm_cyclone.board import COLOURS, CUBES_PER_PLAYER, MAX_PATH_LENGTH
 
 SIDE_CHOICES = ("auto", "two-colour", "four-colour")
 MISSED_TURN_CHOICES = ("pass", "random")
@@ -21,7 +21,7 @@ class OptionsSchema(Schema):
     path_length = fields.Integer(
         strict=True,
         load_default=7,
-        validate=validate.Range(min=CUBES_PER_PLAYER, max=20),
+        validate=validate.Range(min=CUBES_PER_PLAYER, max=MAX_PATH_LENGTH),
         metadata={"description": "Spaces on each colour's path from its base to the centre."},
     )
     missed_turn = fields.String(

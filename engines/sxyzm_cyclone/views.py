@@ -21,7 +21,7 @@ def prompt(state: State, can_move: bool | None = None, player: str | None = None
     opening = f"Turn {state['turn']}: {name} ({colour}) rolled {roll}"
     if player in state["ejected"]:
         return f"Turn {state['turn']}: {name} ({colour}) has been ejected; the turn is skipped."
-    if not (rules.movable_cubes(state, colour) if can_move is None else can_move):
+    if not (rules.can_move(state, colour) if can_move is None else can_move):
         return f"{opening}; no {colour} cube can move, so the actions are lost."
     if state["options"]["allow_unused_actions"]:
         return f"{opening}; send up to {_moves(roll)}."
