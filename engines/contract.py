@@ -10,6 +10,9 @@ owns the rules.  The fold of a game's log is::
                      state = engine.apply_outcome(state, outcome)        # resolutions
     outcome = engine.resolve(state, Rng(seed, "phase", number))          # recorded
 
+A player joining after the start, quitting or being ejected is a membership change, folded the
+same way: ``change_members`` gives its recorded outcome, ``apply_members`` folds it.
+
 Every random draw is written into the recorded ``setup`` / ``outcome`` so a replay
 never re-draws; the audit re-draws and compares.
 
@@ -20,7 +23,9 @@ viewer without knowing the game::
      "private": {player_id: {...}},   # that player (and the GM), at once
      "secret": {...}}                 # the GM only, until the game ends
 
-Viewers are a player id, ``GM`` or ``PUBLIC`` (None).
+Viewers are a player id, ``GM`` or ``PUBLIC`` (None).  A player also sees what is addressed to
+each of their ``teams`` (a team viewer such as ``"team:fire"``): private parts keyed by it, and
+the orders of team-mates whose action type is ``team_sees``.
 """
 from __future__ import annotations
 
@@ -51,6 +56,7 @@ class Meta:
     turn_based: bool
     hidden_information: bool
     summary: str = ""
+    late_joins: bool = False  # players may join after the start (where the rules say when: ``change_members``)
 
 
 @dataclass(frozen=True)
@@ -58,14 +64,18 @@ class ActionType:
     """One kind of order.  ``schema`` validates the fields besides ``type``.
 
     ``sealed`` orders are visible only to their author and the GM until the game ends
-    (outcomes publish whatever the rules reveal earlier).  ``actor`` says who may send
-    it; GM actions are named with a ``gm.`` prefix.
+    (outcomes publish whatever the rules reveal earlier); with ``team_sees`` the author's
+    team-mates see them too.  ``actor`` says who may send it; GM actions are named with a
+    ``gm.`` prefix.  ``phases`` names the phases it belongs to (empty: any); the platform's
+    gate refuses it in any other.
     """
 
     name: str
     schema: type[Schema]
     actor: Literal["player", "gm"] = "player"
     sealed: bool = False
+    team_sees: bool = False
+    phases: tuple[str, ...] = ()
     description: str = ""
     example: Mapping[str, Any] = field(default_factory=dict)
 
@@ -75,7 +85,8 @@ class Phase:
     """The phase a game is in.
 
     ``name`` keys the game's deadlines (``{"bidding": 86400}``).  ``actors`` may act
-    now; ``awaiting`` are those whose orders are still missing (when it is empty the
+    now (the platform's gate refuses anyone else before the engine is asked);
+    ``awaiting`` are those whose orders are still missing (when it is empty the
     phase may resolve early).  ``sealed`` phases take simultaneous secret orders that
     a player may replace until the deadline.
     """
@@ -159,15 +170,10 @@ class Engine:
         """The open phase, or None once the game is over."""
         raise NotImplementedError
 
-    def phase_name(self, state: State) -> str | None:
-        """``phase(state).name``, or None once the game is over: all the audit checks of the phase
-        after each resolution.  An engine whose ``phase`` does more (who is awaited, a prompt) may
-        answer this directly, and must give the same answer for every state its own steps make."""
-        phase = self.phase(state)
-        return None if phase is None else phase.name
-
     def validate(self, state: State, actor: str, action: JSON) -> None:
-        """Raise RuleError unless ``actor`` may send ``action`` now (schema already checked)."""
+        """Raise RuleError unless the rules allow ``action`` from ``actor`` now.  The gate (``engines.gate``)
+        has already checked its schema, that the game goes on, that ``actor`` is among the phase's
+        actors and has not left, and that the action belongs to this phase."""
         raise NotImplementedError
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
@@ -180,30 +186,29 @@ class Engine:
     def apply_outcome(self, state: State, outcome: JSON) -> State:
         raise NotImplementedError
 
-    def resolve_applied(self, state: State, rng: Rng) -> tuple[JSON, State | None]:
-        """``resolve(state, rng)``, and ``apply_outcome`` of that outcome where the engine has it at hand while
-        resolving (None: the platform applies it).  The audit resolves every phase and then folds the
-        recorded outcome; when the two match, it folds this state instead of applying the outcome again.
+    # -- membership ---------------------------------------------------------------
+    def change_members(self, state: State, change: JSON, rng: Rng) -> JSON:
+        """The recorded outcome of ``change`` (``{"kind": "join" | "quit" | "eject", "player": {...}}``),
+        in the outcome shape, every draw in it.  ``"closes_phase": True`` in it ends the open phase at
+        once (the next one opens with a fresh deadline).  Raise RuleError to refuse the change: by
+        default a game takes nobody after its start (unless ``meta.late_joins``)."""
+        if change["kind"] == "join" and not self.meta.late_joins:
+            raise not_now("sign-up", "This game takes no new players once it has started.")
+        return {"public": {}}
 
-        A state given must be exactly ``apply_outcome(state, roundtrip(outcome))`` round-tripped, and already in
-        round-trip form itself (``in_roundtrip_form``: the same types and key order): while a log checks out, the
-        audit folds it as it is, without the round trip the fold gives every other state.  That holds for any
-        state the fold hands over, including the orders ``apply_action`` kept with their keys in the order the
-        log had them (the conformance suite checks both).  Nothing may raise here that ``resolve`` alone would
-        not: where applying would fail, or the engine cannot promise the form, give None.
-        """
-        return self.resolve(state, rng), None
-
-    def eject(self, state: State, player_id: str) -> State:
-        """Remove a player by GM ruling; the default marks them ejected in ``state``.
+    def apply_members(self, state: State, change: JSON, outcome: JSON) -> State:
+        """The state after a recorded membership change; by default a leaver is listed in ``departed``.
 
         Like every step it returns a new state and shares what it does not change.
         """
-        new = dict(state)
-        ejected = new.setdefault("ejected", [])
-        if player_id not in ejected:
-            new["ejected"] = [*ejected, player_id]
-        return new
+        player_id = change["player"]["id"]
+        if change["kind"] == "join" or player_id in state.get("departed", ()):
+            return state
+        return {**state, "departed": [*state.get("departed", ()), player_id]}
+
+    def teams(self, state: State, player_id: str) -> tuple[str, ...]:
+        """The team viewers ``player_id`` belongs to now (none by default)."""
+        return ()
 
     # -- what people see -------------------------------------------------------
     def view(self, state: State, viewer: Viewer) -> JSON:
@@ -223,37 +228,14 @@ class Engine:
         """A random legal order for ``actor`` now, or None to send nothing."""
         raise NotImplementedError
 
-    # -- helpers shared by every engine ---------------------------------------------
-    def describe(self) -> JSON:
-        m = self.meta
-        return {
-            "name": m.name,
-            "title": m.title,
-            "version": m.version,
-            "summary": m.summary,
-            "players": {"min": m.min_players, "max": m.max_players},
-            "turn_based": m.turn_based,
-            "hidden_information": m.hidden_information,
-            "default_deadlines": dict(self.default_deadlines),
-            "actions": [
-                {
-                    "type": a.name,
-                    "actor": a.actor,
-                    "sealed": a.sealed,
-                    "description": a.description,
-                    "example": dict(a.example),
-                }
-                for a in self.actions.values()
-            ],
-        }
 
-
-def redact_outcome(outcome: JSON, viewer: Viewer, reveal_all: bool = False) -> JSON:
-    """The part of a setup record or outcome that ``viewer`` may see."""
-    if reveal_all or viewer == GM:
+def redact_outcome(outcome: JSON, viewer: Viewer, teams: tuple[str, ...] = ()) -> JSON:
+    """The part of a setup record or outcome that ``viewer`` (a member of ``teams``) may see."""
+    if viewer == GM:
         return outcome
     private = outcome.get("private", {})
     shown: dict[str, Any] = {"public": outcome.get("public", {})}
-    if viewer is not None and viewer in private:
-        shown["private"] = {viewer: private[viewer]}
+    mine = {key: private[key] for key in (viewer, *teams) if key is not None and key in private}
+    if mine:
+        shown["private"] = mine
     return shown

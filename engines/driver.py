@@ -6,11 +6,13 @@ play whole games quickly.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Callable
 
 from engines.canonical import roundtrip
-from engines.contract import GM, Engine, JSON, RuleError, State
+from engines.contract import Engine, JSON, State
+from engines.gate import action_type, admit
 from engines.rng import Rng
 
 
@@ -29,21 +31,15 @@ def load_options(engine: Engine, options: JSON | None) -> JSON:
 
 def load_action(engine: Engine, action: JSON) -> JSON:
     """Schema-check one order ``{"type": ..., ...}``; returns it with defaults filled in."""
-    kind = action.get("type")
-    spec = engine.actions.get(kind) if isinstance(kind, str) else None
-    if spec is None:
-        raise RuleError("action type", f"unknown action type {kind!r}", {"type": ["Unknown action type."]})
+    kind = action_type(engine, action.get("type"))
     body = {k: v for k, v in action.items() if k != "type"}
-    return roundtrip({"type": kind, **spec.schema().load(body)})
+    return roundtrip({"type": kind, **engine.actions[kind].schema().load(body)})
 
 
-def submit(engine: Engine, state: State, actor: str, action: JSON) -> State:
-    """Schema-check, rule-check and apply one order: the platform's validation gate."""
+def submit(engine: Engine, state: State, actor: str, action: JSON, departed: Collection[str] = ()) -> State:
+    """Schema-check, pass the platform's gate, and apply one order."""
     loaded = load_action(engine, action)
-    spec = engine.actions[loaded["type"]]
-    if (spec.actor == "gm") != (actor == GM):
-        raise RuleError("actor", f"{loaded['type']} is not an order for {actor}", status=403)
-    engine.validate(state, actor, loaded)
+    admit(engine, state, actor, loaded, departed)
     return engine.apply_action(state, actor, loaded)
 
 
@@ -61,6 +57,12 @@ class Played:
     @property
     def final(self) -> State:
         return self.states[-1]
+
+    @property
+    def departed(self) -> list[str]:
+        """Players who quit or were ejected, from the records: the gate refuses their orders."""
+        return [r["change"]["player"]["id"] for r in self.records
+                if r["kind"] == "members" and r["change"]["kind"] != "join"]
 
 
 class NotPlainJson(AssertionError):
@@ -122,8 +124,8 @@ def apply_record(engine: Engine, state: State, record: JSON) -> State:
         return roundtrip(engine.apply_action(state, record["actor"], record["action"]))
     if record["kind"] == "outcome":
         return roundtrip(engine.apply_outcome(state, record["outcome"]))
-    if record["kind"] == "eject":
-        return roundtrip(engine.eject(state, record["player"]))
+    if record["kind"] == "members":
+        return roundtrip(engine.apply_members(state, record["change"], record["outcome"]))
     raise ValueError(f"unknown record kind {record['kind']!r}")
 
 
@@ -155,7 +157,7 @@ def play_bots(
             if action is None:
                 continue
             loaded = load_action(engine, action)
-            new = submit(engine, played.final, actor, loaded)
+            new = submit(engine, played.final, actor, loaded, played.departed)
             new = plain(new, f"apply_action({loaded['type']} by {actor}) in phase {number}", strict)
             _step(played, {"kind": "action", "actor": actor, "action": loaded}, new, check)
         outcome = plain(engine.resolve(played.final, Rng(seed, "phase", number)), f"resolve of phase {number}", strict)
@@ -170,6 +172,24 @@ def _step(played: Played, record: JSON, state: State, check: Callable[[State], N
     played.states.append(state)
     if check:
         check(state)
+
+
+def change_members(engine: Engine, played: Played, kind: str, player: JSON, number: int = 0) -> JSON:
+    """A membership change as the platform records it (the outcome drawn from the seed), applied to
+    ``played``: the record, which the fold and ``departed`` read."""
+    change = {"kind": kind, "player": player}
+    outcome = plain(engine.change_members(played.final, change, Rng(played.seed, "members", number)), kind)
+    new = plain(engine.apply_members(played.final, change, outcome), f"apply_members of {kind}")
+    record = {"kind": "members", "change": change, "outcome": outcome}
+    _step(played, record, new, None)
+    return record
+
+
+def eject(engine: Engine, state: State, player_id: str, how: str = "eject", seed: str = "members") -> State:
+    """``state`` after ``player_id`` leaves (ejected or quit) as the platform would record it: for engine tests."""
+    change = {"kind": how, "player": {"id": player_id, "name": player_id, "fields": {}}}
+    outcome = roundtrip(engine.change_members(state, change, Rng(seed, "members", 0)))
+    return roundtrip(engine.apply_members(state, change, outcome))
 
 
 def run_phase(engine: Engine, state: State, seed: str, number: int) -> tuple[JSON, State]:

@@ -9,14 +9,17 @@ from typing import Any, Callable
 
 import orjson
 
-from engines.canonical import in_roundtrip_form, plain_canonical_bytes, roundtrip, same_canonical, sha256_hex
+from engines.canonical import plain_canonical_bytes, same_canonical, sha256_hex
 from engines.contract import RuleError
+from engines.gate import admit
 from engines.rng import Rng
 from eventlog.events import Event, check_chain
-from replays.fold import (FoldError, Folding, Record, apply, check_envelope, empty, engine_for, envelope_problem,
-                          players_for_engine, resolved_to)
+from replays.fold import (MEMBERSHIP, FoldError, Folding, Record, apply, check_envelope, departed, empty, engine_for,
+                          envelope_problem, players_for_engine)
 
 EXPORT_FORMAT = "arbiter-export/1"
+
+RECOMPUTED = frozenset({"game.started", "phase.resolved", *MEMBERSHIP})
 
 
 def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
@@ -37,31 +40,22 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
         known_plain = position <= plain  # as hashing it found: see _same
-        applied: list[Any] = []
-        problem = _guarded(_recompute, record, event, seed, known_plain, applied)
-        settled = None
-        if applied:
-            step = resolved_to(applied[0])  # the outcome matched: its state from resolving, not applied again
-            if known_plain and not divergences:
-                # Everything so far checked out, so the state is the engine's own from the seed and checked
-                # orders, which resolve_applied promises in round-trip form: folded without a round trip.
-                settled = applied[0]
+        problem = _guarded(_recompute, record, event, seed, known_plain)
         try:
-            folded = folding.apply(event, step, settled)
+            folded = folding.apply(event, step)
         except FoldError as exc:
-            folded = None
-            fold_error = exc
-        if problem == "" and folded is not None and event["type"] == "phase.resolved":
-            # The outcome matched, so the folded state is the recomputed one: judge what follows on it
-            # rather than applying the outcome a second time.
-            problem = _guarded(_follows, folded, event, known_plain)
+            if problem is not None:
+                checked += 1
+                if problem:
+                    divergences.append({"seq": event["seq"], "check": "recompute", "problem": problem})
+            divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
+            break  # nothing after an event that does not fit the game can be folded
+        if problem == "" and (event["type"] == "phase.resolved" or event["type"] in MEMBERSHIP):
+            problem = _guarded(_follows, record, folded, event, known_plain)
         if problem is not None:
             checked += 1
             if problem:
                 divergences.append({"seq": event["seq"], "check": "recompute", "problem": problem})
-        if folded is None:
-            divergences.append({"seq": fold_error.seq, "check": "fold", "problem": fold_error.message})
-            break  # nothing after an event that does not fit the game can be folded
         record = folded
     if seed is not None and record.get("seed_commitment") and sha256_hex(seed) != record["seed_commitment"]:
         divergences.insert(0, {"seq": 1, "check": "seed",
@@ -84,30 +78,41 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
     }
 
 
-def _recompute(record: Record, event: Event, seed: str | None, plain: bool = False,
-               applied: list[Any] | None = None) -> str | None:
-    """'' if a recomputed event matches, a description if not, None if nothing to check.  ``applied``: given
-    the state after a matching outcome, where the engine had it from resolving (``Engine.resolve_applied``)."""
+def _recompute(record: Record, event: Event, seed: str | None, plain: bool = False) -> str | None:
+    """'' if a recomputed event matches, a description if not, None if nothing to check."""
     kind = event["type"]
     if kind == "action.submitted":
-        engine_for(record).validate(record["engine"], event["actor"], event["data"]["action"])
+        admit(engine_for(record), record["engine"], event["actor"], event["data"]["action"], departed(record))
         return None
-    if seed is None or kind not in ("game.started", "phase.resolved"):
+    if seed is None or kind not in RECOMPUTED:
         return None
     engine = engine_for(record)
     if kind == "game.started":
         setup = engine.setup(record["options"], players_for_engine(record), Rng(seed, "setup"))
         return "" if _same(setup, event["data"]["setup"], plain) else "the setup draws differ from the seed's"
-    number = event["data"]["number"]
-    resolved, after = engine.resolve_applied(record["engine"], Rng(seed, "phase", number))
-    same, in_form = _matched_after_roundtrip(resolved, event["data"]["outcome"], plain)
-    if not same:
-        return f"the outcome of phase {number} differs from a fresh resolution"
-    # The recorded outcome is the resolved one round-tripped, exactly (types, key order), so applying it
-    # gives the engine's state: the fold may take that.
-    if after is not None and applied is not None and in_form:
-        applied.append(after)
-    return ""  # the phase that follows is checked by _follows, on the folded state
+    if kind == "phase.resolved":
+        number = event["data"]["number"]
+        outcome = engine.resolve(record["engine"], Rng(seed, "phase", number))
+        return "" if _same(outcome, event["data"]["outcome"], plain) else \
+            f"the outcome of phase {number} differs from a fresh resolution"
+    change = membership_change(record, event)
+    if change is None:
+        return None  # a join during sign-up, or an ejection recorded before membership changes had outcomes
+    outcome = engine.change_members(record["engine"], change, Rng(seed, "members", event["seq"]))
+    return "" if _same(outcome, event["data"]["outcome"], plain) else \
+        f"the outcome of the {event['type']} of {change['player']['id']} differs from the rules"
+
+
+def membership_change(record: Record, event: Event) -> dict[str, Any] | None:
+    """The change a membership event asks of a running game's engine, as the platform built it."""
+    data = event["data"]
+    if record["engine"] is None or "outcome" not in data:
+        return None
+    if event["type"] == "player.joined":
+        return {"kind": "join", "player": {"id": data["player_id"], "name": data["name"], "fields": data["fields"]}}
+    player = next(p for p in record["players"] if p["id"] == data["player_id"])
+    return {"kind": MEMBERSHIP[event["type"]],
+            "player": {"id": player["id"], "name": player["name"], "fields": player["fields"]}}
 
 
 def _guarded(check: Callable[..., str | None], *args: Any) -> str | None:
@@ -119,18 +124,33 @@ def _guarded(check: Callable[..., str | None], *args: Any) -> str | None:
         return f"cannot be recomputed: {type(exc).__name__}"
 
 
-def _follows(after: Record, event: Event, plain: bool = False) -> str:
-    """'' if the phase after a resolution (or the final result) is what the rules give."""
+def _follows(before: Record, after: Record, event: Event, plain: bool = False) -> str:
+    """'' if what follows a resolution or a membership change is what the rules give: the same phase
+    going on, the next one, or the end with its result."""
     engine = engine_for(after)
     state = after["engine"]
-    number = event["data"]["number"]
-    following = engine.phase_name(state)
-    recorded_next = event["data"]["next"]
+    data = event["data"]
+    phase = engine.phase(state)
+    following = None if phase is None else phase.name
+    if event["type"] == "phase.resolved":
+        what, closes = f"the phase after {data['number']}", True
+    else:
+        if before["engine"] is None:
+            return ""  # sign-up: no phase yet
+        what = f"the phase after the {event['type']} of {data['player_id']}"
+        closes = phase is None or bool(data.get("outcome", {}).get("closes_phase"))
+        if closes != ("next" in data):
+            return f"{what} differs from the rules"
+        if not closes:
+            return "" if following is not None else f"{what} differs from the rules"
+    recorded_next = data["next"]
+    if recorded_next is not None and not isinstance(recorded_next, dict):
+        return f"{what} differs from the rules"
     if (following is None) != (recorded_next is None) or (
         following is not None and following != recorded_next["name"]
     ):
-        return f"the phase after {number} differs from the rules"
-    if following is None and not _same(engine.result(state), event["data"]["result"], plain):
+        return f"{what} differs from the rules"
+    if following is None and not _same(engine.result(state), data["result"], plain):
         return "the final result differs from the rules"
     return ""
 
@@ -144,30 +164,6 @@ def _same(value: Any, recorded: Any, plain: bool = False) -> bool:
     if fast is None:
         return same_canonical(value, recorded)
     return fast == orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS)
-
-
-def _matched_after_roundtrip(value: Any, recorded: Any, plain: bool = False) -> tuple[bool, bool]:
-    """``_same(roundtrip(value), recorded)``, raising where that raises, without building the round trip
-    unless they differ: orjson writes ``value`` as it writes its round trip, and when those bytes are
-    those of plain data, the round trip holds no float either (orjson writes a float with a '.' or an
-    'e', which no other token has), so the canonical texts match.  Also whether ``recorded`` is that round
-    trip exactly (``in_roundtrip_form``), where they matched (False otherwise).
-
-    ``plain``: ``recorded`` is JSON data (check_chain), so its sorted bytes are canonical, and written in its
-    own key order they equal the round trip's sorted bytes only if every object's keys are in sorted order:
-    then it is the round trip exactly, told by one unsorted orjson call."""
-    text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)  # raises as roundtrip(value) would
-    if plain:
-        if orjson.dumps(recorded) == text:
-            return True, True
-        expected = orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS)
-        if text == expected:
-            return True, False  # the same data, its keys in another order
-    else:
-        expected = plain_canonical_bytes(recorded)
-        if expected is not None and text == expected:
-            return True, in_roundtrip_form(recorded, expected)
-    return _same(roundtrip(value), recorded), False  # a difference, or an error: the slow path says which
 
 
 def export(record: Record, events: list[Event]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from engines import registry
-from engines.canonical import replaced_keys, roundtrip, roundtrip_reusing, roundtrip_sized, roundtrip_top
+from engines.canonical import roundtrip, roundtrip_reusing, roundtrip_sized, roundtrip_top
 from engines.contract import Engine, RuleError
 from eventlog.events import GENESIS, Event
 
@@ -83,8 +83,54 @@ def _created(record: Record, event: Event) -> None:
 def _joined(record: Record, event: Event) -> None:
     data = event["data"]
     record["joined"] += 1
-    player = {"id": data["player_id"], "name": data["name"], "fields": data["fields"], "ejected": False}
+    player = {"id": data["player_id"], "name": data["name"], "fields": data["fields"], "ejected": False, "left": None}
     record["players"] = [*record["players"], player]  # a new list: the record before shares the old one
+    if record["engine"] is not None:  # a join after the start, as the game allows
+        _members(record, event, "join", player)
+
+
+def _quit(record: Record, event: Event) -> None:
+    _left(record, event, "quit")
+
+
+def _ejected(record: Record, event: Event) -> None:
+    _left(record, event, "eject")
+
+
+def _left(record: Record, event: Event, how: str) -> None:
+    """A player quits or is ejected: before the start they are simply struck off the sign-up list."""
+    player_id = event["data"]["player_id"]
+    player = next(p for p in record["players"] if p["id"] == player_id)
+    if record["engine"] is None:
+        record["players"] = [p for p in record["players"] if p["id"] != player_id]
+        return
+    # New player entries, not changed ones: the record before shares them.
+    record["players"] = [{**p, "ejected": how == "eject", "left": how} if p["id"] == player_id else p
+                         for p in record["players"]]
+    _members(record, event, how, player)
+
+
+def _members(record: Record, event: Event, kind: str, player: dict[str, Any]) -> None:
+    """The engine's side of a membership change, and the phase it closes or the game it ends, if any.
+    (A gm.eject recorded before membership changes had outcomes carries none: nothing was drawn.)"""
+    data = event["data"]
+    change = {"kind": kind, "player": {"id": player["id"], "name": player["name"], "fields": player["fields"]}}
+    state = engine_for(record).apply_members(record["engine"], change, data.get("outcome", NO_OUTCOME))
+    if "next" in data:
+        _close_phase(record, data, state)
+    else:
+        record["engine"] = state
+
+
+NO_OUTCOME: dict[str, Any] = {"public": {}}
+
+# The events that change who plays, and the kind of change each is (``Engine.change_members``).
+MEMBERSHIP = {"player.joined": "join", "player.quit": "quit", "gm.eject": "eject"}
+
+
+def departed(record: Record) -> frozenset[str]:
+    """Players who quit or were ejected after the start: the gate refuses their orders."""
+    return frozenset(p["id"] for p in record["players"] if p.get("left") or p["ejected"])
 
 
 def _started(record: Record, event: Event) -> None:
@@ -102,23 +148,19 @@ def _action(record: Record, event: Event) -> None:
 
 
 def _resolved(record: Record, event: Event) -> None:
-    _resolved_to(record, event, engine_for(record).apply_outcome(record["engine"], event["data"]["outcome"]))
+    _close_phase(record, event["data"], engine_for(record).apply_outcome(record["engine"], event["data"]["outcome"]))
 
 
-def resolved_to(state: Any) -> Callable[[Record, Event], None]:
-    """The fold step of a phase.resolved event whose outcome applied gives ``state``, known beforehand (the
-    audit's, from ``Engine.resolve_applied``): ``Folding.apply``'s ``step``, in place of ``check_envelope``'s."""
-    return lambda record, event: _resolved_to(record, event, state)
-
-
-def _resolved_to(record: Record, event: Event, state: Any) -> None:
-    data = event["data"]
+def _close_phase(record: Record, data: dict[str, Any], state: Any) -> None:
+    """The open phase closes with ``state``: the next one opens, or the game ends with its result
+    and its seed revealed (a resolution, or a membership change that closes the phase)."""
     record["engine"] = state
     if data["next"] is None:
         record["status"] = "finished"
         record["phase"] = None
         record["result"] = data["result"]
         record["seed"] = data["seed"]
+        record["paused"] = None
     else:
         record["phase"] = _phase(data["next"])
 
@@ -148,21 +190,9 @@ def _resumed(record: Record, event: Event) -> None:
         _own_phase(record)["deadline"] = deadline
 
 
-def _ejected(record: Record, event: Event) -> None:
-    player_id = event["data"]["player_id"]
-    # New player entries, not changed ones: the record before shares them.
-    record["players"] = [{**player, "ejected": True} if player["id"] == player_id else player
-                         for player in record["players"]]
-    if record["engine"] is not None:
-        record["engine"] = engine_for(record).eject(record["engine"], player_id)
-    else:
-        record["players"] = [p for p in record["players"] if p["id"] != player_id]
-
-
 def _phase(spec: dict[str, Any]) -> dict[str, Any]:
     if type(spec["number"]) is not int or not isinstance(spec["name"], str):
         raise ValueError("a phase has a whole number and a name")
-    # Its keys in sorted order, as a round trip gives them (``Folding.apply`` keeps a settled resolution's as it is).
     return {"deadline": _deadline(spec["deadline"]), "forced": False, "name": spec["name"], "number": spec["number"]}
 
 
@@ -185,12 +215,13 @@ FOLDS: dict[str, Callable[[Record, Event], None]] = {
     "gm.pause": _paused,
     "gm.resume": _resumed,
     "gm.eject": _ejected,
+    "player.quit": _quit,
 }
 
 
 # The events after which the record is made exactly what storage gives back (sorted keys, lists,
 # nothing shared with the event), so that engines always go on from canonical data.
-CANONICAL_AFTER = frozenset({"game.started", "phase.resolved"})
+CANONICAL_AFTER = frozenset({"game.started", "phase.resolved", "player.joined", "player.quit", "gm.eject"})
 
 
 def apply(record: Record, event: Event, base: Record | None = None) -> Record:
@@ -259,23 +290,11 @@ class Folding:
         self._base: Record | None = None
         self._small = True  # until a round trip has measured what changes in a step
 
-    def apply(self, event: Event, step: Callable[[Record, Event], None] | None = None,
-              settled: Any = None) -> Record:
-        """``apply`` to the record so far.  ``step``: what ``check_envelope(self.record, event)`` gave.
-
-        ``settled``: the engine state ``step`` sets, known to be in round-trip form already (the audit's, from
-        ``Engine.resolve_applied``, which promises it), given only for an event that is plain JSON data: taken as
-        it is, and only the rest of the record round-tripped, where it is not in that form already (a resolution
-        that opens the next phase changes only the phase, the seq and the hash).  The result is the same, without
-        an orjson pass over the whole game each phase."""
+    def apply(self, event: Event, step: Callable[[Record, Event], None] | None = None) -> Record:
+        """``apply`` to the record so far.  ``step``: what ``check_envelope(self.record, event)`` gave."""
         new = _step(self.record, event, step)
         if event["type"] in CANONICAL_AFTER:
             base = self._base
-            if settled is not None and base is not None and new["engine"] is settled:
-                base = {**base, "engine": settled}  # what a round trip of it would give: the walk takes it as it is
-                if replaced_keys(new, base) == _NEXT_PHASE and _plain_phase(new["phase"]):
-                    self.record = self._base = new  # the rest already in round-trip form, from a plain event
-                    return new
             try:
                 if base is None or self._small:
                     new, size = roundtrip_sized(new) if base is None else roundtrip_top(new, base)
@@ -287,17 +306,6 @@ class Folding:
             self._base = new
         self.record = new
         return new
-
-
-# What a resolution that opens the next phase replaces besides the engine state (in the record's sorted key order).
-_NEXT_PHASE = ["head_hash", "phase", "seq"]
-
-
-def _plain_phase(phase: Any) -> bool:
-    """A phase ``_phase`` built (sorted keys, a str deadline, exactly a str name and an int number): with the seq
-    and hash of an event that is plain JSON data (``settled`` is given only for one), already in round-trip form."""
-    return (type(phase) is dict and type(phase["name"]) is str and type(phase["number"]) is int
-            and type(phase["deadline"]) is str)
 
 
 def check_envelope(record: Record, event: Any) -> Callable[[Record, Event], None]:

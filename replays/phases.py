@@ -36,3 +36,12 @@ def resolvable(record: dict[str, Any], engine: Engine, now: datetime) -> str | N
     if record["resolve_early"] and nobody_awaited(engine, record["engine"]):
         return "early"
     return None
+
+
+def what_follows(record: dict[str, Any], engine: Engine, state: Any, seed: str, now: datetime) -> dict[str, Any]:
+    """How a closing phase is recorded: the next phase's entry, or the end with the result and the
+    seed revealed.  One place for the worker's resolutions and for membership changes that close a phase."""
+    following = engine.phase(state)
+    if following is None:
+        return {"next": None, "result": engine.result(state), "seed": seed}
+    return {"next": phase_spec(record, following.name, record["phase"]["number"] + 1, now)}

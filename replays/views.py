@@ -11,7 +11,7 @@ from typing import Any
 
 from engines.contract import GM, PUBLIC, Viewer, redact_outcome
 from eventlog.events import Event
-from replays.fold import Record, engine_for
+from replays.fold import MEMBERSHIP, Record, engine_for
 
 
 def viewer_of(role: dict[str, Any] | None) -> Viewer:
@@ -33,12 +33,20 @@ def event_for(record: Record, event: Event, viewer: Viewer) -> Event:
     return {k: v for k, v in shown.items() if k != "salt"}
 
 
+def teams_of(record: Record, viewer: Viewer) -> tuple[str, ...]:
+    """The team viewers a player belongs to now (``Engine.teams``); none for the GM and the public."""
+    if viewer is None or viewer == GM or record.get("engine") is None:
+        return ()
+    return engine_for(record).teams(record["engine"], viewer)
+
+
 def _cut(record: Record, event: Event, viewer: Viewer) -> Event:
     kind = event["type"]
     data = event["data"]
     if kind == "action.submitted":
         spec = engine_for(record).actions.get(data["action"]["type"])
-        if spec is not None and spec.sealed and event["actor"] != viewer:
+        if spec is not None and spec.sealed and event["actor"] != viewer and not (
+                spec.team_sees and set(data.get("teams", ())) & set(teams_of(record, viewer))):
             # Even the order's type is hidden: "bid" against "pass" would tell who is bidding.
             return {**event, "data": {"phase": data["phase"], "sealed": True}}
         return event
@@ -48,9 +56,9 @@ def _cut(record: Record, event: Event, viewer: Viewer) -> Event:
         fields = fields_for(record, data["player_id"], data["fields"], viewer)
         return {**event, "data": {**data, "fields": fields}}
     if kind == "game.started":
-        return {**event, "data": {**data, "setup": redact_outcome(data["setup"], viewer)}}
-    if kind == "phase.resolved":
-        return {**event, "data": {**data, "outcome": redact_outcome(data["outcome"], viewer)}}
+        return {**event, "data": {**data, "setup": redact_outcome(data["setup"], viewer, teams_of(record, viewer))}}
+    if "outcome" in data and kind in ("phase.resolved", *MEMBERSHIP):
+        return {**event, "data": {**data, "outcome": redact_outcome(data["outcome"], viewer, teams_of(record, viewer))}}
     return event
 
 
@@ -85,12 +93,12 @@ def game_for(record: Record, viewer: Viewer, seed: str | None = None) -> dict[st
         "created_at": record["created_at"],
         "players": [
             {"id": p["id"], "name": p["name"], "fields": fields_for(record, p["id"], p["fields"], viewer),
-             "ejected": p["ejected"]}
+             "ejected": p["ejected"], "left": p.get("left")}
             for p in record["players"]
         ],
         "phase": phase_view,
         "state": engine.view(state, viewer) if state is not None else None,
-        "you": _you(viewer),
+        "you": _you(record, viewer),
     }
     if record["status"] == "finished":
         body["result"] = record["result"]
@@ -116,9 +124,9 @@ def fields_for(record: Record, player_id: str, fields: dict[str, Any], viewer: V
     return {k: v for k, v in fields.items() if k not in private}
 
 
-def _you(viewer: Viewer) -> dict[str, Any]:
+def _you(record: Record, viewer: Viewer) -> dict[str, Any]:
     if viewer is PUBLIC:
         return {"role": "public"}
     if viewer == GM:
         return {"role": "gm"}
-    return {"role": "player", "player_id": viewer}
+    return {"role": "player", "player_id": viewer, "teams": list(teams_of(record, viewer))}

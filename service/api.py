@@ -95,12 +95,12 @@ def health() -> Any:
 
 @v1.get("/game-types")
 def game_types() -> Any:
-    from service.openapi import options_json_schema
+    from service.openapi import describe, options_json_schema
 
     types = []
     for name in registry.names():
         engine = registry.latest(name)
-        types.append({**engine.describe(), "versions": registry.versions(name),
+        types.append({**describe(engine), "versions": registry.versions(name),
                       "options_schema": options_json_schema(engine)})
     return reply({"game_types": types})
 

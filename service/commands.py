@@ -13,20 +13,22 @@ from marshmallow import ValidationError
 from engines import registry
 from engines.canonical import roundtrip, sha256_hex
 from engines.contract import GM, Engine, RuleError
+from engines.gate import admit
 from engines.driver import load_options
 from engines.rng import Rng
 from eventlog import deadlines, keys
 from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, new_salt, seal
 from eventlog.store import Conflict
-from replays.fold import Record, engine_for, players_for_engine
+from replays.fold import Record, departed, engine_for, players_for_engine
 from eventlog import clock
 from service import gm_actions
 from service.appending import OnTrust, Plan, Prefetched, append, receipt, resolve_early
 from service.auth import Caller, new_token, role_value, token_field
 from runtime.context import Context
-from service.errors import ApiError, conflict, forbidden, invalid, unauthorized
+from service.errors import RULE_CODES, ApiError, conflict, forbidden, invalid, unauthorized
 from service.guards import fields_of, load, require_gm, require_running, seed_of
-from service.schemas import GM_ACTIONS, CreateGameSchema, JoinNameSchema
+from service.membership import find_player, late_join_plan, leave_plan, still_playing
+from service.schemas import GM_ACTIONS, QUIT, CreateGameSchema, JoinNameSchema, QuitSchema
 from replays.phases import nobody_awaited, phase_spec
 from runtime.scheduling import phase_opened
 
@@ -78,32 +80,48 @@ def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
+    """Sign up; after the start only where the game takes late players (``Engine.change_members``)."""
     if caller.role == "player":
         raise forbidden("You have already joined this game; a player token cannot register others.")
     name = load(JoinNameSchema, {"name": body.get("name")})["name"].strip()
     token, token_digest = new_token()
 
     def build(record: Record) -> Plan:
-        if record["status"] != "signup":
-            raise conflict("signup_closed", "Sign-up for this game is closed.")
         engine = engine_for(record)
+        if record["status"] == "finished" or (record["engine"] is None and record["status"] != "signup"):
+            raise conflict("signup_closed", "Sign-up for this game is closed.")
         fields = _join_fields(engine, body, caller)
-        active = [p for p in record["players"] if not p["ejected"]]
+        active = [p for p in record["players"] if still_playing(p)]
         if len(active) >= engine.meta.max_players:
             raise conflict("game_full", f"This game is full ({engine.meta.max_players} players).")
         if any(p["name"].casefold() == name.casefold() for p in active):
             raise invalid("That name is taken in this game.", {"name": ["Already taken."]})
         player_id = f"p{record['joined'] + 1}"
-        return Plan(
-            "player.joined",
-            GM_ACTOR if caller.is_gm else ANYONE_ACTOR,
-            {"player_id": player_id, "name": name, "fields": fields},
-            status=201,
-            private={token_field(token_digest): role_value("player", token_digest, player_id)},
-            respond=lambda event: {"game_id": game_id, "player_id": player_id, "name": name, "token": token},
-        )
+        data = {"player_id": player_id, "name": name, "fields": fields}
+        plan: dict[str, Any] = {
+            "actor": GM_ACTOR if caller.is_gm else ANYONE_ACTOR, "status": 201,
+            "private": {token_field(token_digest): role_value("player", token_digest, player_id)},
+            "respond": lambda event: {"game_id": game_id, "player_id": player_id, "name": name, "token": token},
+        }
+        if record["engine"] is not None:
+            return late_join_plan(ctx, game_id, record, {"id": player_id, "name": name, "fields": fields}, data,
+                                  **plan)
+        return Plan("player.joined", plan.pop("actor"), data, **plan)
 
     return append(ctx, game_id, build)[1]
+
+
+def quit_game(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> Callable[[Record], Plan]:
+    """A player's own ``quit``: recorded like an ejection, with the player as its actor."""
+    if caller.role != "player":
+        raise forbidden("Only a player quits, with their own token; the GM removes a player with gm.eject.")
+    load(QuitSchema, fields_of(body))
+    player_id = caller.player_id or ""
+
+    def build(record: Record) -> Plan:
+        return leave_plan(ctx, game_id, record, player_id, "quit", "player.quit", player_id, {})
+
+    return build
 
 
 def _join_fields(engine: Engine, body: dict[str, Any], caller: Caller) -> dict[str, Any]:
@@ -178,6 +196,8 @@ def act(
     if kind in GM_ACTIONS:
         require_gm(caller, kind)
         build = gm_actions.builder(ctx, game_id, kind, load(GM_ACTIONS[kind], fields_of(body)))
+    elif kind == QUIT:
+        build = quit_game(ctx, game_id, caller, body)
     else:
         build = _order_builder(ctx, game_id, caller, kind, body)
     return append(ctx, game_id, build, caller, idempotency_key, body, first=record, prefetched=prefetched,
@@ -193,7 +213,7 @@ def _order_builder(
         engine = engine_for(record)
         spec = engine.actions.get(kind)
         if spec is None:
-            known = ", ".join(sorted([*engine.actions, *GM_ACTIONS]))
+            known = ", ".join(sorted([*engine.actions, *GM_ACTIONS, QUIT]))
             raise invalid(f"Unknown order type {kind!r} for {engine.meta.title}.",
                           {"type": [f"Choose one of: {known}."]})
         actor = _actor_for(record, caller, spec.actor, on_behalf, kind)
@@ -203,16 +223,19 @@ def _order_builder(
                            {"deadline": record["phase"]["deadline"]})
         fields = {k: v for k, v in body.items() if k not in ("type", "on_behalf_of")}
         action = {"type": kind, **load(spec.schema, fields)}
+        state = record["engine"]
         try:
-            engine.validate(record["engine"], actor, action)
+            admit(engine, state, actor, action, departed(record))
         except RuleError as exc:
-            raise ApiError(exc.status, "rule_violation" if exc.status == 422 else "not_now",
+            raise ApiError(exc.status, RULE_CODES[exc.status],
                            exc.message, {"rule": exc.rule, **exc.details}) from exc
         number = record["phase"]["number"]
         data: dict[str, Any] = {"phase": number, "action": action}
         if on_behalf is not None and caller.is_gm:
             data["entered_by"] = GM
-        if record["resolve_early"] and nobody_awaited(engine, engine.apply_action(record["engine"], actor, action)):
+        if spec.team_sees:
+            data["teams"] = list(engine.teams(state, actor))  # who may see it, fixed as the order is sent
+        if record["resolve_early"] and nobody_awaited(engine, engine.apply_action(state, actor, action)):
             return Plan("action.submitted", actor, data, phase=number, **resolve_early(ctx, game_id, number, "early"))
         return Plan("action.submitted", actor, data, phase=number)
 
@@ -234,11 +257,7 @@ def _actor_for(record: Record, caller: Caller, needs: str, on_behalf: Any, kind:
         if on_behalf is not None and on_behalf != caller.player_id:
             raise forbidden("You may only send orders for yourself.")
         actor = caller.player_id or ""
-    player = next((p for p in record["players"] if p["id"] == actor), None)
-    if player is None:
-        raise invalid(f"No player {actor!r} in this game.", {"on_behalf_of": ["Unknown player."]})
-    if player["ejected"]:
-        raise forbidden("This player has been ejected from the game.")
+    find_player(record, actor, "on_behalf_of")  # one who has left is refused by the gate, naming its rule
     return actor
 
 

@@ -42,3 +42,7 @@ def corrupt_log(game_id: str, seq: int) -> ApiError:
     return ApiError(503, "corrupt_log", f"The log of game {game_id} cannot be read past seq {seq - 1}: the event "
                     f"at seq {seq} does not fit the game. Its GM can read GET /audit and /export to diagnose it.",
                     {"seq": seq})
+
+
+# Error codes for an engine's RuleError, by its status: 403 wrong actor, 409 not now, 422 against the rules.
+RULE_CODES = {403: "forbidden", 409: "not_now", 422: "rule_violation"}

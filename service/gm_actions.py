@@ -8,14 +8,14 @@ from typing import Any, Callable
 
 from eventlog import deadlines
 from eventlog.events import GM_ACTOR
-from replays.fold import Record, engine_for
+from replays.fold import Record
 from eventlog import clock
 from service.appending import Plan, resolve_early
 from runtime.context import Context
 from service.errors import conflict, invalid
 from service.guards import require_running
+from service.membership import leave_plan
 from service.schemas import deadline_problem
-from replays.phases import nobody_awaited
 from runtime.scheduling import schedule_deadline
 
 
@@ -25,7 +25,8 @@ def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Call
     def build(record: Record) -> Plan:
         now = clock.now()
         if kind == "gm.eject":
-            return _eject_plan(ctx, game_id, record, data["player_id"], reason)
+            return leave_plan(ctx, game_id, record, data["player_id"], "eject", "gm.eject", GM_ACTOR,
+                              {"reason": reason})
         if kind == "gm.resume":
             if record["status"] != "paused":
                 raise conflict("not_paused", "The game is not paused.")
@@ -66,24 +67,6 @@ def builder(ctx: Context, game_id: str, kind: str, data: dict[str, Any]) -> Call
                     after=lambda event: _reschedule(ctx, game_id, record, spec))
 
     return build
-
-
-def _eject_plan(ctx: Context, game_id: str, record: Record, player_id: str, reason: str) -> Plan:
-    if record["status"] == "finished":
-        raise conflict("finished", "The game is over.")
-    player = next((p for p in record["players"] if p["id"] == player_id), None)
-    if player is None:
-        raise invalid(f"No player {player_id!r} in this game.", {"player_id": ["Unknown player."]})
-    if player["ejected"]:
-        raise conflict("already_ejected", "That player has already been ejected.")
-
-    data = {"reason": reason, "player_id": player_id}
-    if record["status"] == "running" and record["resolve_early"]:
-        engine = engine_for(record)
-        if nobody_awaited(engine, engine.eject(record["engine"], player_id)):
-            number = record["phase"]["number"]
-            return Plan("gm.eject", GM_ACTOR, data, **resolve_early(ctx, game_id, number, "eject{seq}"))
-    return Plan("gm.eject", GM_ACTOR, data)
 
 
 def _reschedule(ctx: Context, game_id: str, record: Record, spec: dict[str, Any]) -> None:

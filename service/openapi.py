@@ -189,3 +189,31 @@ def _nullable_ref(prop: dict[str, Any]) -> None:
 
 def register_openapi(app: Flask) -> None:
     app.add_url_rule("/v1/openapi.json", "openapi", lambda: reply(document()))
+
+
+def describe(engine: Engine) -> dict[str, Any]:
+    """A game type as ``GET /v1/game-types`` lists it: its declared facts and its orders."""
+    m = engine.meta
+    return {
+        "name": m.name,
+        "title": m.title,
+        "version": m.version,
+        "summary": m.summary,
+        "players": {"min": m.min_players, "max": m.max_players},
+        "turn_based": m.turn_based,
+        "hidden_information": m.hidden_information,
+        "late_joins": m.late_joins,
+        "default_deadlines": dict(engine.default_deadlines),
+        "actions": [
+            {
+                "type": a.name,
+                "actor": a.actor,
+                "sealed": a.sealed,
+                "team_sees": a.team_sees,
+                "phases": list(a.phases),
+                "description": a.description,
+                "example": dict(a.example),
+            }
+            for a in engine.actions.values()
+        ],
+    }

@@ -77,6 +77,12 @@ class EjectSchema(Schema):
     reason = Reason
 
 
+class QuitSchema(Schema):
+    """A player's own ``quit``: no fields; the game's rules say what leaving does."""
+
+
+QUIT = "quit"  # the platform's order for a player leaving, in every game
+
 GM_ACTIONS: dict[str, type[Schema]] = {
     "gm.extend_deadline": ExtendDeadlineSchema,
     "gm.resolve_now": ReasonSchema,
@@ -186,11 +192,16 @@ class GamePlayerSchema(Schema):
     fields_ = fields.Dict(required=True, data_key="fields", metadata={
         "description": "Sign-up fields; private ones only for that player, the GM, and everyone once finished."})
     ejected = fields.Boolean(required=True)
+    left = fields.String(required=True, allow_none=True, validate=validate.OneOf(["quit", "eject"]), metadata={
+        "description": "How the player left the running game (quit, or ejected by the GM); null while playing."})
 
 
 class YouSchema(Schema):
     role = fields.String(required=True, validate=validate.OneOf(["public", "gm", "player"]))
     player_id = fields.String(metadata={"description": "For a player's token."})
+    teams = fields.List(fields.String(), metadata={
+        "description": "For a player's token: the team viewers they belong to now (they see what is addressed "
+                       "to them)."})
 
 
 class GameSchema(Schema):

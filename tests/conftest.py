@@ -8,9 +8,14 @@ import pytest
 from redis import Redis
 
 from cli import embedded_redis
+from engines import registry
 from runtime.config import Settings
 from runtime.context import Context, use
+from tests import coin
 from tests.e2e.stack import Stack
+
+# The platform's tests play the coin toss as well as the real games (tests/coin.py).
+registry.register(coin.ENGINE)
 
 
 @pytest.fixture(scope="session")

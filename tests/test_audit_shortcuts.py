@@ -9,9 +9,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from engines.canonical import plain_canonical_bytes, plain_canonical_bytes_each, roundtrip, same_canonical
+from engines.canonical import plain_canonical_bytes, plain_canonical_bytes_each, same_canonical
 from eventlog.events import check_chain, event_hash
-from replays.audit import _matched_after_roundtrip, _same
+from replays.audit import _same
 
 FIXTURE = Path(__file__).parent / "fixtures" / "games" / "recorded-sx.json"
 
@@ -59,10 +59,7 @@ def test_the_audits_comparisons_answer_as_canonical_json_does() -> None:
         expected = _outcome(same_canonical, value, recorded)
         assert _outcome(_same, value, recorded, plain) == expected
         assert _outcome(_same, value, recorded) == expected
-        slow = _outcome(lambda v, r: same_canonical(roundtrip(v), r), value, recorded)
-        assert _outcome(lambda *args: _matched_after_roundtrip(*args)[0], value, recorded, plain) == slow
-        assert _outcome(lambda *args: _matched_after_roundtrip(*args)[0], value, recorded) == slow
-        compared += slow.startswith("ok")
+        compared += expected.startswith("ok")
     assert compared > 1000
 
 

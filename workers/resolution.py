@@ -28,7 +28,7 @@ from eventlog.store import Conflict
 from replays.fold import engine_for
 from eventlog import clock
 from runtime.context import Context
-from replays.phases import nobody_awaited, phase_spec, resolvable
+from replays.phases import nobody_awaited, resolvable, what_follows
 from runtime.scheduling import JOB_TIMEOUT, phase_opened, phases_opened, pop_due, schedule_at, schedule_batch
 
 log = logging.getLogger("arbiter.resolution")
@@ -171,12 +171,10 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
     # Engines see exactly what a replay will see: canonical data, keys in sorted order.
     outcome = roundtrip(engine.resolve(record["engine"], Rng(seed, "phase", number)))
     state = roundtrip(engine.apply_outcome(record["engine"], outcome))
-    following = engine.phase(state)
-    data: dict = {"number": number, "name": phase.name if phase else None, "trigger": trigger, "outcome": outcome}
-    if following is None:
-        data.update(next=None, result=engine.result(state), seed=seed)
-    else:
-        data["next"] = phase_spec(record, following.name, number + 1, now)
+    data: dict = {"number": number, "name": phase.name if phase else None, "trigger": trigger, "outcome": outcome,
+                  **what_follows(record, engine, state, seed, now)}
+    following = data["next"]
+    if following is not None:
         # Only ever earlier: until the outcome is in the log, this phase must stay where
         # the sweeper looks (a worker killed here would otherwise hide it until the next
         # deadline); an entry that was lost comes back.  Usually it is there already (at

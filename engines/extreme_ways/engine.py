@@ -50,29 +50,29 @@ class ExtremeWays(Engine):
     secret_options = frozenset({"rounds"})  # GM-fixed rounds name the true moves
     actions = {
         "bid": ActionType(
-            "bid", BidSchema, sealed=True,
+            "bid", BidSchema, sealed=True, phases=("bidding",),
             description="Bid gold pieces in this round's auction (a positive integer, at most your gold); "
             "a new bid or pass replaces the old one until the deadline.",
             example={"amount": 7},
         ),
         "pass": ActionType(
-            "pass", PassSchema, sealed=True,
+            "pass", PassSchema, sealed=True, phases=("bidding",),
             description="Make no bid this round (replaces a bid sent earlier this round).",
             example={},
         ),
         "buy_gold": ActionType(
-            "buy_gold", BuyGoldSchema, sealed=True,
+            "buy_gold", BuyGoldSchema, sealed=True, phases=("bidding",),
             description="Convert garnets into gold pieces at the game's rate (bidding phases only; final).",
             example={"garnets": 1},
         ),
         "move": ActionType(
-            "move", MoveSchema, sealed=True,
+            "move", MoveSchema, sealed=True, phases=("moving",),
             description="Your single Moving Phase submission: one option A-D per round (null = randomise); "
             "with the Rebound twist, optionally the round and player to rebound about.",
             example={"options": ["A", "C", "B", "D", "A", "A", "C"], "rebound": None},
         ),
         "ec_vote": ActionType(
-            "ec_vote", EcVoteSchema, sealed=True,
+            "ec_vote", EcVoteSchema, sealed=True, phases=("ec_vote",),
             description="Token of Life holders: vote which tied player becomes the Elimination Candidate.",
             example={"player_id": "p4"},
         ),
@@ -183,8 +183,9 @@ class ExtremeWays(Engine):
     resolve = staticmethod(resolution.resolve)
     apply_outcome = staticmethod(resolution.apply_outcome)
 
-    def eject(self, state: State, player_id: str) -> State:
-        """GM ruling: the player leaves; their open order and vote are dropped, they stop moving."""
+    def apply_members(self, state: State, change: JSON, outcome: JSON) -> State:
+        """GM ruling or a quit: the player leaves; their open order and vote are dropped, they stop moving."""
+        player_id = change["player"]["id"]
         new = dict(state)  # only what changes is copied: states are never mutated
         if player_id not in state["ejected"]:
             new["ejected"] = [*state["ejected"], player_id]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
+from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer
 from engines.golden_strider import bots, orders, race, report, robot, rules, tarnished, views
 from engines.golden_strider.schemas import (
     AccuseSchema, JoinSchema, OptionsSchema, PlaySchema, SubmitRobotSchema,
@@ -12,7 +12,6 @@ from engines.golden_strider.schemas import (
 from engines.rng import Rng
 
 DAY = 86400
-STAGE_ACTION = {"round": "play", "accusation": "accuse", "robots": "submit_robot"}
 
 
 class GoldenStrider(Engine):
@@ -27,19 +26,19 @@ class GoldenStrider(Engine):
     join_schema = JoinSchema
     actions = {
         "play": ActionType(
-            "play", PlaySchema, sealed=True,
+            "play", PlaySchema, sealed=True, phases=("round",),
             description="Play one card for a runner this round, split into movement and banking "
             "(rule 5); the first order also carries the five starting cards (rule 2) and, in "
             "Tarnished, the drug.",
             example={"card": "6/0", "move": 3, "bank": 3, "cards": [7, 7, 6, 5, 5]},
         ),
         "accuse": ActionType(
-            "accuse", AccuseSchema, sealed=True,
+            "accuse", AccuseSchema, sealed=True, phases=("accusation",),
             description="Tarnished: accuse one athlete of cheating after the race (null: nobody).",
             example={"runner": "Steve Roids"},
         ),
         "submit_robot": ActionType(
-            "submit_robot", SubmitRobotSchema, sealed=True,
+            "submit_robot", SubmitRobotSchema, sealed=True, phases=("robots",),
             description="Robot variant: the algorithm that runs your robot for the whole race.",
             example={"algorithm": robot.EXAMPLE},
         ),
@@ -85,7 +84,7 @@ class GoldenStrider(Engine):
             "runners": runners, "round": 1,
             "stage": "robots" if opts["variant"] == "robot" else "round",
             "orders": {}, "accusations": {}, "algorithms": {}, "history": [],
-            "race_over": False, "result": None, "ejected": [],
+            "race_over": False, "result": None, "departed": [],
         }
 
     # -- phases ------------------------------------------------------------------
@@ -111,7 +110,7 @@ class GoldenStrider(Engine):
 
     # -- orders ------------------------------------------------------------------
     def validate(self, state: State, actor: str, action: JSON) -> None:
-        """The order's phase, actor and rules (``check_order``)."""
+        """The rules of the order (``check_order``)."""
         check_order(state, actor, action)
 
     def apply_action(self, state: State, actor: str, action: JSON) -> State:
@@ -134,7 +133,7 @@ class GoldenStrider(Engine):
         if state["stage"] == "accusation":
             done = {**state, "accusations": dict(state["accusations"])}
             for player in state["players"]:
-                if player["id"] not in state["ejected"]:
+                if player["id"] not in state["departed"]:
                     done["accusations"].setdefault(player["id"], None)
             return {"public": {"accusations": done["accusations"], "result": tarnished.score(done)},
                     "private": {}, "secret": {}}
@@ -155,9 +154,10 @@ class GoldenStrider(Engine):
             new = race.apply_round(new, {"public": entry})
         return _after_race(new)
 
-    def eject(self, state: State, player_id: str) -> State:
-        """GM ruling: the player's runners are withdrawn; the race goes on without them."""
-        new = super().eject(state, player_id)  # a new state: copy what changes below, share the rest
+    def apply_members(self, state: State, change: JSON, outcome: JSON) -> State:
+        """GM ruling or a quit: the player's runners are withdrawn; the race goes on without them."""
+        player_id = change["player"]["id"]
+        new = super().apply_members(state, change, outcome)  # a new state: copy what changes below, share the rest
         new["runners"] = [dict(runner) for runner in state["runners"]]
         for key in ("orders", "accusations", "algorithms"):
             new[key] = dict(state[key])
@@ -200,28 +200,11 @@ class GoldenStrider(Engine):
 
 
 def check_order(state: State, actor: str, action: JSON) -> None:
-    """Every check of ``validate``, raising the RuleError that names what is wrong."""
+    """The rules of an order the platform's gate let through (its phase, and ``actor`` one of its actors)."""
     kind = action["type"]
-    stage = state["stage"]  # the phase's name (phase() without the parts only views need)
-    if stage == "over":
-        raise not_now("phase", "the game is over")
-    if STAGE_ACTION[stage] != kind:
-        raise not_now("phase", f"{kind} is not an order for the {stage} phase")
-    if stage == "round":  # kind is "play"
-        mine = orders.own_runners(state, actor)
-        if mine:  # and a player: actor in _owners(state)
-            for player in state["players"]:
-                if player["id"] == actor:
-                    break
-            else:
-                mine = []
-        if not mine:
-            raise not_now("phase", "you have no order to give in this phase")
-        orders.check_play(state, orders.named_runner(mine, action.get("runner")), action)
-        return
-    if actor not in _actors(state, stage):
-        raise not_now("phase", "you have no order to give in this phase")
-    if kind == "accuse":
+    if kind == "play":
+        orders.check_play(state, orders.named_runner(orders.own_runners(state, actor), action.get("runner")), action)
+    elif kind == "accuse":
         _check_accusation(state, actor, action.get("runner"))
     else:
         rules.check_starting_cards(action["algorithm"]["cards"], 30)
@@ -249,7 +232,7 @@ def _actors(state: State, stage: str) -> list[str]:
     """Who acts in a phase: the owners of runners still in the race, or every player not ejected."""
     if stage == "round":
         return _owners(state)
-    return [p["id"] for p in state["players"] if p["id"] not in state["ejected"]]
+    return [p["id"] for p in state["players"] if p["id"] not in state["departed"]]
 
 
 def _owners(state: State) -> list[str]:

@@ -39,7 +39,7 @@ def score(state: dict[str, Any]) -> dict[str, Any]:
     managers = []
     for player in state["players"]:
         pid = player["id"]
-        if pid in state.get("ejected", []):
+        if pid in state.get("departed", []):
             continue
         own = [r["id"] for r in state["runners"] if r["owner"] == pid]
         accused = state["accusations"].get(pid)

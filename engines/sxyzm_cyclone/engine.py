@@ -10,16 +10,13 @@ import copy
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer, not_now
+from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer
 from engines.rng import Rng
 from engines.sxyzm_cyclone import rules, turns, views
 from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, space
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
 
-RULE_TURN = "one player acts at a time"
-RULE_OVER = "the game is over"
-RULE_EJECTED = "ejected players take no turns"
 RULE_WON = "the game ends with the winning action"
 
 
@@ -100,7 +97,7 @@ class SxyzmCyclone(Engine):
             return None
         player = turns.player_of(state, state["current"])
         ejected = player in state["ejected"]
-        can_move = bool(rules.movable_cubes(state, state["current"]))
+        can_move = rules.can_move(state, state["current"])
         awaiting = (player,) if state["order"] is None and not ejected and can_move else ()
         return Phase(
             name="turn",
@@ -112,24 +109,17 @@ class SxyzmCyclone(Engine):
         )
 
     def validate(self, state: State, actor: str, action: JSON) -> None:
-        """Check the whole turn move by move against the position each move meets."""
-        if state["over"]:
-            raise not_now(RULE_OVER, "the game is over")
-        if actor in state["ejected"]:
-            raise not_now(RULE_EJECTED, "you have been ejected from this game: your turns are skipped")
-        colour = turns.colour_of(state, actor)
-        if colour != state["current"]:
-            current = turns.player_of(state, state["current"])
-            raise not_now(RULE_TURN, f"it is {state['current']}'s turn ({current}), not yours")
+        """Check the whole turn move by move against the position each move meets (the platform's gate has
+        checked that it is ``actor``'s turn)."""
+        colour = state["current"]
         moves = action["moves"]
         roll = state["roll"]
         if len(moves) > roll:
             raise RuleError(rules.RULE_ROLL, f"you rolled {roll}: at most {roll} moves, not {len(moves)}",
                             {"roll": roll, "moves": len(moves)})
         played = _play_turn(state, colour, moves, checked=True)
-        if not played.won:
-            unused = len(moves) < roll and rules.legal_moves(played.board, colour)
-            if unused and not state["options"]["allow_unused_actions"]:
+        if not state["options"]["allow_unused_actions"] and not played.won and len(moves) < roll:
+            if rules.can_move(played.board, colour):
                 raise RuleError(rules.RULE_ALL_ACTIONS,
                                 f"you rolled {roll}: all {roll} actions must be used while a cube can move",
                                 {"roll": roll, "moves": len(moves)})
@@ -168,7 +158,7 @@ class SxyzmCyclone(Engine):
             return "ejected", []
         if state["order"] is not None:
             return "order", state["order"]
-        if not rules.movable_cubes(state, colour):
+        if not rules.can_move(state, colour):
             return "no movable cube", []
         if state["options"]["missed_turn"] == "random":
             return "missed: random", random_moves(state, colour, state["roll"], rng.fork("missed"))
@@ -181,10 +171,11 @@ class SxyzmCyclone(Engine):
         rules.replay_moves(board, public)
         return _closed(state, board, public)
 
-    def eject(self, state: State, player_id: str) -> State:
-        """Ruling: an ejected player's cubes stay as obstacles, their turns are skipped
-        and they cannot win; with one player left, that player wins."""
-        new = super().eject(state, player_id)
+    def apply_members(self, state: State, change: JSON, outcome: JSON) -> State:
+        """Ruling: a player who quits or is ejected leaves their cubes as obstacles, their turns are
+        skipped and they cannot win; with one player left, that player wins."""
+        player_id = change["player"]["id"]
+        new = {**state, "ejected": [*state["ejected"], player_id]} if player_id not in state["ejected"] else state
         active = turns.active_colours(new)
         if not new["over"] and len(active) <= 1:
             new["over"], new["ended"], new["winners"] = True, "ejections", active
@@ -272,9 +263,11 @@ class _Played:
 def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool) -> _Played:
     """Play ``moves`` for ``colour`` on a working copy of the state's board, checking for winners after
     each action (ruling 11); the play stops at a win.  ``checked`` (``validate``): each move is first
-    checked against the position it meets, and a move after the win is refused rather than left out."""
+    checked against the position it meets, and a move after the win is refused rather than left out.
+
+    A turn starts with nobody having won (a win ends the game), and the win conditions count cubes in
+    bases, so only an action that brings cubes into a base can make a winner: only then is it checked."""
     board = rules.working_copy(state)
-    candidates = turns.active_colours(state)  # ruling 14: an ejected player cannot win
     effects: list[dict[str, Any]] = []
     won: list[str] = []
     for index, move in enumerate(moves, start=1):
@@ -286,8 +279,10 @@ def _play_turn(state: State, colour: str, moves: list[rules.Move], checked: bool
             error = rules.move_error(board, colour, move)
             if error is not None:
                 _refuse(move, index, error)
-        effects.append(rules.play_move(board, colour, move))
-        won = rules.winners(board, candidates)
+        effect = rules.play_move(board, colour, move)
+        effects.append(effect)
+        if rules.brought_cubes_into_a_base(effect):
+            won = rules.winners(board, turns.active_colours(state))  # ruling 14: the ejected cannot win
     return _Played(board, effects, won)
 
 

@@ -131,8 +131,10 @@ def test_eject_is_public_and_locks_the_player_out(api: Api, ctx: Context, game: 
                          token=game.gm)
     assert status == 202
     event = api.get(game.path("/events"))[1]["events"][-1]
-    assert event["type"] == "gm.eject" and event["data"] == {"player_id": "p4", "reason": "abuse"}
-    assert api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=game.tokens["p4"])[0] == 403
+    assert event["type"] == "gm.eject"
+    assert event["data"] == {"player_id": "p4", "reason": "abuse", "outcome": {"public": {}}}
+    status, body = api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=game.tokens["p4"])
+    assert status == 409 and body["error"]["details"]["rule"] == "left the game"
     assert next(p for p in api.get(game.path())[1]["players"] if p["id"] == "p4")["ejected"]
     for pid in ("p1", "p2", "p3"):
         api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=game.tokens[pid])

@@ -7,6 +7,7 @@ from typing import Any, Iterator
 
 from engines import registry
 from engines.contract import GM, RuleError
+from engines.gate import admit
 from engines.driver import load_action
 from engines.rng import Rng
 from runtime.context import Context
@@ -129,7 +130,7 @@ class Legal:
 
 def _legal_now(engine: Any, state: Any, actor: str, order: dict[str, Any]) -> bool:
     try:
-        engine.validate(state, actor, load_action(engine, order))
+        admit(engine, state, actor, load_action(engine, order))
     except (RuleError, ValueError):  # marshmallow's ValidationError is a ValueError
         return False
     return True

@@ -56,15 +56,16 @@ def _read_status(state: str, suffix: str, kind: str, has_report: bool) -> int:
     return 200
 
 
-def _write_status(state: str, what: str, kind: str) -> int:
-    """API.md: no token where one is needed is 401, a player's token for the GM's work 403;
+def _write_status(state: str, what: str, kind: str, late: bool = False) -> int:
+    """The API reference: no token where one is needed is 401, a player's token for the GM's work 403;
     what the state does not allow now is 409.  Anyone may join while sign-up is open (the
-    GM too, for a player); a player token cannot register others.  The GM may pause a game
+    GM too, for a player), and while the game runs where it takes late joins (``late``); a
+    player token cannot register others.  The GM may pause a game
     in sign-up or running, and enters a player's order by naming them."""
     if kind in ("stranger", "other_gm"):
         return 401
     if what == "join":
-        return 403 if kind == "player" else (201 if state == "signup" else 409)
+        return 403 if kind == "player" else (201 if state == "signup" or (state, late) == ("running", True) else 409)
     if what == "order":
         if kind == "none":
             return 401
@@ -115,7 +116,7 @@ def test_every_endpoint_against_every_token_kind_in_every_state(api: Api, ctx: C
                 checked += 1
         for what, (path, body) in WRITES.items():
             for kind in KINDS:
-                wanted = _write_status(state, what, kind)
+                wanted = _write_status(state, what, kind, registry.latest(game_type).meta.late_joins)
                 target = _in_state(api, ctx, game_type, state, len(reference.tokens)) if wanted < 400 else game
                 token = _tokens(target, other, actor)[kind]
                 if what == "order":

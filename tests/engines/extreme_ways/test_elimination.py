@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from engines.driver import eject
 from engines.contract import RuleError
 from engines.extreme_ways import ENGINE
 from engines.extreme_ways.resolution import resolve as resolve_outcome
@@ -134,9 +135,9 @@ def test_earlier_text_tie_the_winners_choose() -> None:
 def test_eject_a_voter_or_a_candidate_during_the_vote() -> None:
     state = _vote_game()
     state = act(state, "p1", {"type": "ec_vote", "player_id": "p6"})
-    state = ENGINE.eject(state, "p1")
+    state = eject(ENGINE, state, "p1")
     assert "p1" not in ENGINE.phase(state).actors
-    state = ENGINE.eject(state, "p5")
+    state = eject(ENGINE, state, "p5")
     outcome, _ = resolve(state, 20)
     assert (outcome["public"]["ec"], outcome["public"]["decided_by"]) == ("p6", "only candidate left")
 
@@ -144,7 +145,7 @@ def test_eject_a_voter_or_a_candidate_during_the_vote() -> None:
 def test_ruling_17_a_vote_for_an_ejected_candidate_is_refused_and_not_offered() -> None:
     """Ruling 17: an ejected tied player is no longer a candidate; a ballot naming them is a
     rule error (never accepted and silently dropped at the tally)."""
-    state = ENGINE.eject(_vote_game(), "p5")
+    state = eject(ENGINE, _vote_game(), "p5")
     assert ENGINE.view(state, "p1")["you"]["legal_actions"] == {"ec_vote": {"candidates": ["p6"]}}
     with pytest.raises(RuleError) as err:
         act(state, "p1", {"type": "ec_vote", "player_id": "p5"})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from engines.driver import eject
 from engines.contract import RuleError
 from engines.extreme_ways import ENGINE, rules
 from engines.extreme_ways.resolution import resolve as resolve_outcome
@@ -136,7 +137,7 @@ def test_ruling_ejected_players_stay_at_odin_and_leave_the_standings() -> None:
                               "rebound": {"round": 2, "player_id": "p3"}})
     state = act(state, "p2", {"type": "move", "options": ["B", "B"]})
     state = act(state, "p3", {"type": "move", "options": ["C", "C"]})
-    state = ENGINE.eject(state, "p3")
+    state = eject(ENGINE, state, "p3")
     assert ENGINE.phase(state).awaiting == ()
     outcome, after = resolve(state, 9)
     assert outcome["public"]["positions"] == {"p1": [-5, 0], "p2": [-6, 0]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from marshmallow import ValidationError
 
+from engines.driver import eject
 from engines.contract import RuleError
 from engines.driver import load_options, player_list
 from engines.extreme_ways import ENGINE
@@ -67,7 +68,7 @@ def test_join_garnets_default_zero_and_never_negative() -> None:
 
 def test_eject_during_bidding_drops_the_bid_and_the_player() -> None:
     state = act(new_game(3), "p2", {"type": "bid", "amount": 9})
-    state = ENGINE.eject(state, "p2")
+    state = eject(ENGINE, state, "p2")
     assert ENGINE.phase(state).actors == ("p1", "p3")
     outcome, _ = resolve(state)
     assert outcome["secret"]["bids"] == {} and "p2" not in outcome["private"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from marshmallow import ValidationError
 
+from engines.driver import eject
 from engines.contract import GM, RuleError
 from engines.driver import load_options, submit
 from engines.golden_strider import ENGINE
@@ -66,12 +67,12 @@ def test_naming_a_card_not_held_is_refused() -> None:
 
 
 def test_eject_withdraws_the_runner_and_the_race_goes_on() -> None:
-    state = ENGINE.eject(mid_race(6, 3), "p2")
+    state = eject(ENGINE, mid_race(6, 3), "p2")
     assert "p2" not in ENGINE.phase(state).actors
     outcome, after = resolve(state)
     assert len(outcome["public"]["rows"]) == 5
     assert runner(after, "r2")["withdrawn"]
-    state = ENGINE.eject(tarnished(3), "p1")
+    state = eject(ENGINE, tarnished(3), "p1")
     assert [r["withdrawn"] for r in state["runners"][:2]] == [True, True]
 
 

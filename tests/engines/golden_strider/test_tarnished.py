@@ -7,6 +7,7 @@ import json
 import pytest
 from marshmallow import ValidationError
 
+from engines.driver import eject
 from engines.contract import GM, RuleError, redact_outcome
 from engines.driver import Played, play_bots, player_list, submit
 from engines.golden_strider import ENGINE, rules
@@ -280,7 +281,7 @@ def test_ruling_14_several_managers_may_accuse_the_same_runner() -> None:
 
 
 def test_ruling_14_a_withdrawn_athlete_cannot_be_accused() -> None:
-    state = ENGINE.eject(_finished({"r3": "enduron"}, SQUARES), "p2")
+    state = eject(ENGINE, _finished({"r3": "enduron"}, SQUARES), "p2")
     with pytest.raises(RuleError) as err:
         submit(ENGINE, state, "p1", {"type": "accuse", "runner": "Sandra Loan"})
     assert err.value.rule == "tarnished: disqualifications" and "withdrawn" in err.value.message
@@ -288,7 +289,7 @@ def test_ruling_14_a_withdrawn_athlete_cannot_be_accused() -> None:
 
 def test_ruling_14_an_accusation_whose_athlete_is_withdrawn_afterwards_counts_as_none() -> None:
     state = submit(ENGINE, _finished({"r3": "enduron"}, SQUARES), "p1", {"type": "accuse", "runner": "r3"})
-    state = ENGINE.eject(state, "p2")
+    state = eject(ENGINE, state, "p2")
     result = ENGINE.result(resolve(state)[1])
     p1 = next(m for m in result["managers"] if m["player"] == "p1")
     r3 = next(r for r in result["runners"] if r["runner"] == "r3")

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from engines.contract import RuleError
-from engines.driver import player_list, run_phase, start, submit
+from engines.driver import eject, player_list, run_phase, start, submit
 from engines.sxyzm_cyclone import ENGINE
-from engines.sxyzm_cyclone.engine import RULE_EJECTED, RULE_TURN
+from engines.gate import LEFT, NOT_YOUR_TURN
 from engines.sxyzm_cyclone.rules import RULE_ALL_ACTIONS, RULE_STACK_TOP
 
 from tests.engines.sxyzm_cyclone.scenario import SEED, board, game, order, play, turn
@@ -58,19 +58,19 @@ def test_phase_is_the_current_players_turn() -> None:
 def test_rule_one_player_acts_at_a_time_others_get_409() -> None:
     with pytest.raises(RuleError) as caught:
         submit(ENGINE, game(2), "p2", order(("yellow-5", "blue")))
-    assert caught.value.status == 409 and caught.value.rule == RULE_TURN
-    assert caught.value.message == "it is blue's turn (p1), not yours"
+    assert caught.value.status == 409 and caught.value.rule == NOT_YOUR_TURN
+    assert caught.value.message == "It is p1's turn, not yours."
 
 
 def test_ruling_an_ejected_player_is_told_they_were_ejected_not_to_wait_their_turn() -> None:
     """The current player (p1) and a waiting one (p2), both ejected, hear the same reason."""
     for player, cube in (("p1", "blue-5"), ("p2", "yellow-5")):
-        state = ENGINE.eject(game(3), player)
+        state = eject(ENGINE, game(3), player)
         with pytest.raises(RuleError) as caught:
-            submit(ENGINE, state, player, order((cube, "green")))
-        assert caught.value.status == 409 and caught.value.rule == RULE_EJECTED
-        assert "you have been ejected" in caught.value.message and "turn (" not in caught.value.message
-    prompt = ENGINE.phase(ENGINE.eject(game(3), "p1")).prompt
+            submit(ENGINE, state, player, order((cube, "green")), departed=[player])
+        assert caught.value.status == 409 and caught.value.rule == LEFT
+        assert "You have left this game" in caught.value.message and "turn" not in caught.value.message
+    prompt = ENGINE.phase(eject(ENGINE, game(3), "p1")).prompt
     assert prompt == "Turn 1: Player 1 (blue) has been ejected; the turn is skipped."
 
 
@@ -146,10 +146,10 @@ def test_option_missed_deadline_plays_random_legal_moves_recorded_in_the_outcome
 
 
 def test_ruling_ejected_players_turns_are_skipped() -> None:
-    state = ENGINE.eject(game(3), "p2")
+    state = eject(ENGINE, game(3), "p2")
     _, state = run_phase(ENGINE, state, SEED, 1)
     assert state["current"] == "green"
-    ejected_turn = ENGINE.eject(game(3), "p1")
+    ejected_turn = eject(ENGINE, game(3), "p1")
     phase = ENGINE.phase(ejected_turn)
     assert phase.actors == () and phase.awaiting == ()
     outcome, state = run_phase(ENGINE, ejected_turn, SEED, 1)
@@ -157,7 +157,7 @@ def test_ruling_ejected_players_turns_are_skipped() -> None:
 
 
 def test_ruling_last_player_left_after_ejections_wins() -> None:
-    state = ENGINE.eject(ENGINE.eject(game(3), "p1"), "p3")
+    state = eject(ENGINE, eject(ENGINE, game(3), "p1"), "p3")
     assert ENGINE.phase(state) is None
     assert ENGINE.result(state)["winners"] == ["p2"] and ENGINE.result(state)["ended"] == "ejections"
 
@@ -211,7 +211,7 @@ def test_view_shows_every_cube_stacks_bottom_to_top_and_bases() -> None:
 
 def test_ruling_an_ejected_players_cubes_stay_as_obstacles() -> None:
     start = board(game(3, rolls=[1]), {"blue:7": ["blue-1"], "centre": ["yellow-1", "yellow-2"]})
-    state = ENGINE.eject(start, "p2")
+    state = eject(ENGINE, start, "p2")
     state = play(state, "p1", ("blue-1", "yellow"))
     assert state["spaces"] == {"blue:5": ["yellow-1", "yellow-2", "blue-1"]}
     assert ENGINE.view(state, None)["players"][1]["ejected"] is True
@@ -220,7 +220,7 @@ def test_ruling_an_ejected_players_cubes_stay_as_obstacles() -> None:
 def test_ruling_win_conditions_count_the_players_at_the_start() -> None:
     """With green ejected, blue and yellow still play for three cubes in one base (not five)."""
     start = board(game(3, rolls=[1]), {"yellow:1": ["blue-1"]}, bases={"yellow": ["blue-2", "blue-3"]})
-    state = ENGINE.eject(start, "p3")
+    state = eject(ENGINE, start, "p3")
     _, state = turn(state, "p1", ("blue-1", "yellow"))
     assert ENGINE.result(state)["winners"] == ["p1"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engines.contract import RuleError
-from engines.driver import submit
+from engines.driver import eject, submit
 from engines.sxyzm_cyclone import ENGINE
 from engines.sxyzm_cyclone.engine import RULE_WON
 from engines.sxyzm_cyclone.rules import has_won
@@ -134,7 +134,7 @@ def test_ruling_an_ejected_player_cannot_win() -> None:
     game goes on and a move after the push is allowed."""
     start = board(game(3, rolls=[2]), {"blue:1": ["blue-1"], "blue:2": ["green-1", "green-2"], "blue:5": ["blue-2"]},
                   bases={"yellow": ["green-3", "green-4"]})
-    state = ENGINE.eject(start, "p3")
+    state = eject(ENGINE, start, "p3")
     outcome, state = turn(state, "p1", ("blue-1", "yellow"), ("blue-2", "yellow"))
     assert outcome["public"]["winners"] == [] and outcome["public"]["ended"] is None
     assert {"green-1", "green-2"} <= set(state["bases"]["blue"]) and state["spaces"]["blue:6"] == ["blue-2"]
