@@ -14,8 +14,8 @@ from engines.sxyzm_cyclone.board import (
     cube_colour,
     cubes_of,
     is_base,
-    step,
     push_destination,
+    step,
 )
 
 State = dict[str, Any]
