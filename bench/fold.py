@@ -21,8 +21,8 @@ from replays.audit import audit
 from replays.fold import fold
 from cli import simulate
 
-FOLD_TARGET = 0.3   # against orjson: the decoder the store actually reads events with
-AUDIT_TARGET = 2.0
+FOLD_TARGET = 0.05  # against orjson, the decoder the store reads events with: a floor, since one copy of each rule
+AUDIT_TARGET = 4.0
 MIN_EVENTS = 600    # a fold of 30-90 ms: long enough to time, short enough to play in seconds
 MAX_GAMES = 12
 # Rounds of timing per engine: at least MIN_ROUNDS, then on until TIMING_S seconds were spent or MAX_ROUNDS.

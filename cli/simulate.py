@@ -22,7 +22,10 @@ from service.errors import ApiError
 
 
 def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str, Any],
-        echo: Callable[[str], Any] | None = print, max_phases: int = 5000) -> dict[str, Any]:
+        echo: Callable[[str], Any] | None = print, max_phases: int = 5000,
+        interrupts: dict[int, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """``interrupts``: orders sent as phase N opens, before the bots', keyed by N: a GM's ruling
+    (``gm.eject``) or a player's ``quit`` (``{"type": "quit", "player": "p2"}``), for recorded games."""
     say = echo or (lambda _text: None)
     engine = registry.latest(game_type)
     if engine is None:
@@ -44,6 +47,15 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
         if record["status"] == "finished":
             break
         number = record["phase"]["number"]
+        for order in (interrupts or {}).pop(number, []):
+            who = order.get("player", "gm")
+            commands.act(ctx, game_id, callers[who], {k: v for k, v in order.items() if k != "player"})
+            say(f"  {who}: {order['type']}")
+        record = ctx.loader.load(game_id)
+        if record["status"] == "finished":
+            break
+        if record["phase"]["number"] != number:
+            continue  # the change closed the phase
         phase = engine_for(record).phase(record["engine"])
         bots = Rng(seed, "bots", number)
         for actor in phase.awaiting:

@@ -89,20 +89,6 @@ def _leading_json(values: list[Any], texts: list[bytes | None]) -> int:
     return count
 
 
-def in_roundtrip_form(value: Any, text: bytes | None = None) -> bool:
-    """``roundtrip(value)`` would give ``value`` back as it is (the same types, values and key order), told
-    without building it: orjson takes it, writes its keys in the order they are in (so they are sorted),
-    and it is made only of exactly dict, list, str, int, bool and None (no tuple, subclass or float: False
-    for a float, which only the round trip can tell about).  ``text``: orjson's sorted bytes of ``value``, if
-    the caller has them."""
-    if text is None:
-        try:
-            text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-        except TypeError:
-            return False
-    return orjson.dumps(value) == text and _plain_wide(value, _JSON_TYPES)
-
-
 def same_canonical(a: Any, b: Any) -> bool:
     """``canonical_json(a) == canonical_json(b)``, raising where that raises."""
     fast_a = _fast_canonical(a)
@@ -246,12 +232,6 @@ _ORJSON_NESTING = 254  # containers within containers that orjson.dumps writes; 
 _MISSING = object()
 STR_ONLY = frozenset({str})  # ``set(map(type, items)) <= STR_ONLY``: every item is exactly a str
 _SMALL = 8  # a new dict of this many keys or fewer costs orjson less than a walk
-
-
-def sorted_keys(value: dict[str, Any]) -> dict[str, Any]:
-    """``value`` with its keys in sorted order, as a round trip puts them: for a dict an engine made in round-trip
-    form but for the order of its keys (one that gained a key, or whose keys came in any order)."""
-    return {key: value[key] for key in sorted(value)}
 
 
 def roundtrip_reusing(value: Any, base: Any) -> Any:
