@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from engines.contract import JSON, RuleError, State
+from engines.report_text import for_format
 
 FORMATS = ("json", "text", "markdown", "bbcode")
 RESULT_COLUMNS = ("Player", "Position", "Distance", "Gold", "Tokens of Life")
@@ -142,4 +143,19 @@ def render(state: State, round_no: int | None, fmt: str) -> JSON:
     if fmt not in FORMATS:
         raise RuleError("report", f"format must be one of {', '.join(FORMATS)}", {"format": fmt})
     data = json.loads(json.dumps(report_data(state, round_no)))
-    return data if fmt == "json" else _text(data, fmt)
+    return data if fmt == "json" else _text(_names_escaped(data, fmt), fmt)
+
+
+def _names_escaped(data: JSON, fmt: str) -> JSON:
+    """The report's player names escaped for ``fmt`` (engines/report_text.py): a name is shown, never obeyed."""
+    esc = for_format(fmt)
+    out = dict(data)
+    if "winners" in out:
+        out["winners"] = [{**row, "players": [esc(p) for p in row["players"]]} for row in out["winners"]]
+    if "rows" in out:
+        out["rows"] = [{**row, "player": esc(row["player"])} for row in out["rows"]]
+    if out.get("elimination_candidate"):
+        out["elimination_candidate"] = esc(out["elimination_candidate"])
+    if "tied_candidates" in out:
+        out["tied_candidates"] = [esc(p) for p in out["tied_candidates"]]
+    return out

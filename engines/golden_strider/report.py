@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from engines.contract import RuleError
+from engines.report_text import for_format
 
 COLUMNS = ("Player", "Cards", "D", "M", "B", "R", "S", "P", "O", "cf")
 FORMATS = ("json", "text", "markdown", "bbcode")
@@ -72,6 +73,8 @@ def render(state: dict[str, Any], round_no: int | None, fmt: str) -> Any:
     number, stored = report_rows(state, round_no)
     names = {r["id"]: r["name"] for r in state["runners"]}
     rows = [full_row(row, names) for row in stored]
+    if fmt != "json":  # a runner's name is shown, never obeyed (engines/report_text.py)
+        rows = [{**row, "name": for_format(fmt)(row["name"])} for row in rows]
     title = f"Golden Strider - round {number} ({state['race_length']} squares)"
     if fmt == "json":
         return {
@@ -115,7 +118,7 @@ def _text(title: str, rows: list[dict[str, Any]]) -> str:
 def _markdown(title: str, rows: list[dict[str, Any]]) -> str:
     header, table = _with_notes(rows, lambda s: f"~~{s}~~")
     lines = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in table]
+    lines += ["| " + " | ".join([line[0], *(cell.replace("|", "\\|") for cell in line[1:])]) + " |" for line in table]
     return "\n".join(lines) + "\n"
 
 
