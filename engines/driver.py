@@ -16,6 +16,10 @@ from engines.gate import action_type, admit
 from engines.rng import Rng
 
 
+# Records are named as the platform's events are (``replays.fold.FOLDS``): one vocabulary for both.
+MEMBERSHIP_EVENTS = {"join": "player.joined", "quit": "player.quit", "eject": "gm.eject"}
+
+
 def player_list(count: int, fields: list[JSON] | None = None) -> list[JSON]:
     """Players ``p1..pN`` named ``Player 1..N``, as the platform would list them."""
     return [
@@ -62,7 +66,7 @@ class Played:
     def departed(self) -> list[str]:
         """Players who quit or were ejected, from the records: the gate refuses their orders."""
         return [r["change"]["player"]["id"] for r in self.records
-                if r["kind"] == "members" and r["change"]["kind"] != "join"]
+                if r["type"] in ("player.quit", "gm.eject")]
 
 
 class NotPlainJson(AssertionError):
@@ -120,13 +124,13 @@ def fold(engine: Engine, played: Played) -> State:
 
 
 def apply_record(engine: Engine, state: State, record: JSON) -> State:
-    if record["kind"] == "action":
+    if record["type"] == "action.submitted":
         return roundtrip(engine.apply_action(state, record["actor"], record["action"]))
-    if record["kind"] == "outcome":
+    if record["type"] == "phase.resolved":
         return roundtrip(engine.apply_outcome(state, record["outcome"]))
-    if record["kind"] == "members":
+    if record["type"] in MEMBERSHIP_EVENTS.values():
         return roundtrip(engine.apply_members(state, record["change"], record["outcome"]))
-    raise ValueError(f"unknown record kind {record['kind']!r}")
+    raise ValueError(f"unknown record type {record['type']!r}")
 
 
 def play_bots(
@@ -159,10 +163,10 @@ def play_bots(
             loaded = load_action(engine, action)
             new = submit(engine, played.final, actor, loaded, played.departed)
             new = plain(new, f"apply_action({loaded['type']} by {actor}) in phase {number}", strict)
-            _step(played, {"kind": "action", "actor": actor, "action": loaded}, new, check)
+            _step(played, {"type": "action.submitted", "actor": actor, "action": loaded}, new, check)
         outcome = plain(engine.resolve(played.final, Rng(seed, "phase", number)), f"resolve of phase {number}", strict)
         new = plain(engine.apply_outcome(played.final, outcome), f"apply_outcome of phase {number}", strict)
-        _step(played, {"kind": "outcome", "number": number, "outcome": outcome}, new, check)
+        _step(played, {"type": "phase.resolved", "number": number, "outcome": outcome}, new, check)
         number += 1
     return played
 
@@ -175,21 +179,25 @@ def _step(played: Played, record: JSON, state: State, check: Callable[[State], N
 
 
 def change_members(engine: Engine, played: Played, kind: str, player: JSON, number: int = 0) -> JSON:
-    """A membership change as the platform records it (the outcome drawn from the seed), applied to
+    """A membership change (``kind``: join, quit or eject) as the platform records it, applied to
     ``played``: the record, which the fold and ``departed`` read."""
     change = {"kind": kind, "player": player}
-    outcome = plain(engine.change_members(played.final, change, Rng(played.seed, "members", number)), kind)
-    new = plain(engine.apply_members(played.final, change, outcome), f"apply_members of {kind}")
-    record = {"kind": "members", "change": change, "outcome": outcome}
-    _step(played, record, new, None)
+    outcome, state = _members(engine, played.final, change, Rng(played.seed, "members", number))
+    record = {"type": MEMBERSHIP_EVENTS[kind], "change": change, "outcome": outcome}
+    _step(played, record, state, None)
     return record
 
 
 def eject(engine: Engine, state: State, player_id: str, how: str = "eject", seed: str = "members") -> State:
     """``state`` after ``player_id`` leaves (ejected or quit) as the platform would record it: for engine tests."""
     change = {"kind": how, "player": {"id": player_id, "name": player_id, "fields": {}}}
-    outcome = roundtrip(engine.change_members(state, change, Rng(seed, "members", 0)))
-    return roundtrip(engine.apply_members(state, change, outcome))
+    return _members(engine, state, change, Rng(seed, "members", 0))[1]
+
+
+def _members(engine: Engine, state: State, change: JSON, rng: Rng) -> tuple[JSON, State]:
+    """The engine's outcome of a membership change and the state after it, as storage gives them back."""
+    outcome = plain(engine.change_members(state, change, rng), change["kind"])
+    return outcome, plain(engine.apply_members(state, change, outcome), f"apply_members of {change['kind']}")
 
 
 def run_phase(engine: Engine, state: State, seed: str, number: int) -> tuple[JSON, State]:

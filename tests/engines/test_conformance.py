@@ -72,7 +72,7 @@ def test_same_seed_same_game_other_seed_other_game(engine: Engine, case: dict, s
 def test_resolution_is_a_pure_function_of_state_and_seed(engine: Engine, case: dict, seed: str) -> None:
     played = _play(engine, case, seed)
     for index, record in enumerate(played.records):
-        if record["kind"] != "outcome":
+        if record["type"] != "phase.resolved":
             continue
         before = played.states[index]  # states[0] is the initial state
         frozen = copy.deepcopy(before)
@@ -87,7 +87,7 @@ def test_apply_never_mutates_its_input(engine: Engine, case: dict, seed: str) ->
     for index, record in enumerate(played.records):
         before = played.states[index]
         frozen = copy.deepcopy(before)
-        if record["kind"] == "action":
+        if record["type"] == "action.submitted":
             engine.apply_action(before, record["actor"], record["action"])
         else:
             engine.apply_outcome(before, record["outcome"])
@@ -104,7 +104,7 @@ def test_no_step_changes_anything_it_was_given_or_any_earlier_state(engine: Engi
     state = engine.initial_state(played.options, played.players, played.setup)
     states = [(state, repr(state))]
     for record in played.records:
-        if record["kind"] == "action":
+        if record["type"] == "action.submitted":
             state = engine.apply_action(state, record["actor"], record["action"])
         else:
             engine.resolve(state, Rng(seed, "phase", record["number"]))
@@ -179,7 +179,7 @@ def test_no_view_depends_on_another_players_sealed_order(engine: Engine, case: d
     viewers = [PUBLIC] + [p["id"] for p in played.players]
     checked = 0
     for index, record in enumerate(played.records):
-        if record["kind"] != "action":
+        if record["type"] != "action.submitted":
             continue
         action = record["action"]
         if not engine.actions[action["type"]].sealed:

@@ -5,7 +5,7 @@ import pytest
 
 from engines.driver import eject
 from engines.contract import RuleError
-from engines.extreme_ways import ENGINE
+from engines.extreme_ways import ENGINE, rules
 from engines.extreme_ways.resolution import resolve as resolve_outcome
 from engines.rng import Rng
 
@@ -37,9 +37,27 @@ def test_rule_tokens_of_life_and_the_ec_with_the_lowest_distance_without_a_token
     assert result["winners"] == ["p1", "p2", "p3", "p4"]
 
 
-def test_earlier_text_ec_is_the_lowest_distance_overall() -> None:
-    outcome, _ = move_all(_game(6, {"ec_rule": "earlier"}), {**EXTREMES, "p5": ["A", "D"], "p6": ["B", "C"]})
+def test_earlier_text_without_its_clarification_ec_is_the_lowest_distance_overall() -> None:
+    options = {"ec_rule": "earlier", "ec_exclude_token_holders": False}
+    outcome, _ = move_all(_game(6, options), {**EXTREMES, "p5": ["A", "D"], "p6": ["B", "C"]})
     assert outcome["public"]["elimination"]["ec"] == "p4"
+
+
+def test_clarification_earlier_text_by_default_a_token_holder_is_never_the_ec() -> None:
+    """The earlier text's clarification, "The EC cannot be a player who has a ToL", is its default: p4 (0, -2)
+    is nearest but holds lowest_y, so p6 (-3, 2) is the EC."""
+    state = _game(6, {"ec_rule": "earlier"})
+    assert state["options"]["ec_exclude_token_holders"] is True, "the default is recorded, not left to null"
+    outcome, _ = move_all(state, {**EXTREMES, "p5": ["A", "D"], "p6": ["B", "C"]})
+    assert outcome["public"]["elimination"]["ec"] == "p6"
+    assert ENGINE.view(state, None)["rules"]["ec_excludes_token_holders"] is True
+
+
+@pytest.mark.parametrize("ec_rule, excluded", [("earlier", False), ("later", True)])
+def test_a_game_recorded_with_null_keeps_the_reading_it_was_played_under(ec_rule: str, excluded: bool) -> None:
+    """Games created before the default was recorded hold null in game.created: they replay as played."""
+    options = {**new_game(6)["options"], "ec_rule": ec_rule, "ec_exclude_token_holders": None}
+    assert rules.ec_excludes_token_holders(options) is excluded
 
 
 def test_rule_garnets_one_per_15_gold_left_plus_2_for_winners() -> None:
@@ -124,7 +142,7 @@ def test_clarification_the_ec_cannot_hold_a_token_of_life() -> None:
 
 def test_earlier_text_tie_the_winners_choose() -> None:
     """Earlier text: lowest distance overall; a tie is chosen by the winners (Token holders)."""
-    state = _game(6, {"ec_rule": "earlier"})
+    state = _game(6, {"ec_rule": "earlier", "ec_exclude_token_holders": False})
     _, state = move_all(state, {**EXTREMES, "p5": ["C", "D"], "p6": ["C", "D"]})
     assert ENGINE.phase(state).name == "ec_vote"
     state = act(state, "p4", {"type": "ec_vote", "player_id": "p5"})
@@ -208,7 +226,7 @@ def test_ruling_15_tie_without_voters_uses_the_same_garnet_count(counted: str, e
 def test_earlier_text_a_tied_token_holder_votes_and_may_vote_for_themselves() -> None:
     """Earlier text: lowest distance overall, so p4 (0, -2) with lowest_y ties p5 (2, 0) at 2;
     the winners choose, and p4 is both a voter and a candidate."""
-    state = _game(5, {"ec_rule": "earlier"})
+    state = _game(5, {"ec_rule": "earlier", "ec_exclude_token_holders": False})
     outcome, state = move_all(state, {**EXTREMES, "p5": ["A", "B"]})
     assert outcome["public"]["tokens_of_life"]["lowest_y"] == "p4"
     assert outcome["public"]["elimination"]["candidates"] == ["p4", "p5"]

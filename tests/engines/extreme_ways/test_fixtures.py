@@ -35,7 +35,7 @@ def test_recorded_game_audits_setup_and_every_outcome(path: Path) -> None:
     assert canonical_json(setup) == canonical_json(game["setup"])
     state = ENGINE.initial_state(game["options"], game["players"], game["setup"])
     for record in game["records"]:
-        if record["kind"] == "outcome":
+        if record["type"] == "phase.resolved":
             again = ENGINE.resolve(state, Rng(game["seed"], "phase", record["number"]))
             assert canonical_json(again) == canonical_json(record["outcome"])
         state = apply_record(ENGINE, state, record)
@@ -43,5 +43,5 @@ def test_recorded_game_audits_setup_and_every_outcome(path: Path) -> None:
 
 def test_the_vote_fixture_went_through_an_ec_vote() -> None:
     game = _load(Path(__file__).parent / "fixtures" / "vote_game.json")
-    phases = [r["outcome"]["public"]["phase"] for r in game["records"] if r["kind"] == "outcome"]
+    phases = [r["outcome"]["public"]["phase"] for r in game["records"] if r["type"] == "phase.resolved"]
     assert phases[-1] == "ec_vote" and phases.count("bidding") == 3

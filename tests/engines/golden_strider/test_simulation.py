@@ -66,7 +66,7 @@ def check_invariants(state: dict) -> None:
 def every_round(played: Played) -> Iterator[dict]:
     """The state after each round, also inside a robot race (the whole race is one outcome)."""
     for before, record in zip(played.states, played.records):
-        if record["kind"] != "outcome":
+        if record["type"] != "phase.resolved":
             continue
         public = record["outcome"]["public"]
         if "rounds" in public:  # Robot: fold its rounds one by one, as apply_outcome does

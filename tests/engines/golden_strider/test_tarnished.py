@@ -181,7 +181,7 @@ def test_ruling_13_drugs_stay_hidden_during_the_accusation_phase() -> None:
             assert not any(name in json.dumps(ENGINE.report(state, None, fmt)) for name in DRUG_NAMES)
     # the events a non-owner sees: every outcome cut to its public part and the viewer's own
     for record in played.records:
-        if record["kind"] != "outcome":
+        if record["type"] != "phase.resolved":
             continue
         for viewer in players:
             shown = redact_outcome(record["outcome"], viewer)

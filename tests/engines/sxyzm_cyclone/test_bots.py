@@ -103,7 +103,7 @@ def replay_every_action(played: Played) -> Counter:
     seen: Counter = Counter()
     finished: dict[str, str] = {}
     for index, record in enumerate(played.records):
-        if record["kind"] != "outcome":
+        if record["type"] != "phase.resolved":
             continue
         public = record["outcome"]["public"]
         work = working_copy(played.states[index])
@@ -153,5 +153,5 @@ def test_bot_games_with_missed_turns_still_end() -> None:
     played = play_bots(ENGINE, {"missed_turn": "random"}, player_list(4), "skips",
                        skip=lambda number, actor: actor == "p2")
     replay_every_action(played)
-    sources = {r["outcome"]["public"]["source"] for r in played.records if r["kind"] == "outcome"}
+    sources = {r["outcome"]["public"]["source"] for r in played.records if r["type"] == "phase.resolved"}
     assert "missed: random" in sources and ENGINE.phase(played.final) is None
