@@ -203,7 +203,9 @@ def reveals_leftover_packets(options: Mapping[str, Any]) -> bool:
 
 
 def ec_excludes_token_holders(options: Mapping[str, Any]) -> bool:
-    """Whether Token of Life holders are skipped for EC (later text: yes; earlier: no)."""
+    """Whether Token of Life holders are skipped for EC.  New games record the option (true unless the GM
+    says false: both texts exclude them); null is how games created before that default were recorded, and
+    they keep the reading they were played under (later text: yes; earlier text: no)."""
     if options["ec_exclude_token_holders"] is not None:
         return bool(options["ec_exclude_token_holders"])
     return options["ec_rule"] == "later"

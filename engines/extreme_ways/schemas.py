@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from engines.extreme_ways.rules import OPTIONS
 
@@ -76,6 +76,8 @@ class OptionsSchema(Schema):
     garnet_rate = fields.Integer(strict=True, load_default=5, validate=validate.Range(1, 10))
     allow_buy_gold = fields.Boolean(load_default=True)
     ec_rule = fields.String(load_default="later", validate=validate.OneOf(EC_RULES))
+    # Left out or null: true, as both texts say (the later text's rule, the earlier text's clarification).
+    # Recorded as true in game.created; a log recorded with null keeps its reading (rules.ec_excludes_token_holders).
     ec_exclude_token_holders = fields.Boolean(load_default=None, allow_none=True)
     # which garnet count breaks a tied EC vote: after this game's award (ruling 14) or before it
     ec_tiebreak_garnets = fields.String(load_default="after_award", validate=validate.OneOf(TIEBREAK_GARNETS))
@@ -85,6 +87,14 @@ class OptionsSchema(Schema):
         rounds = data.get("rounds")
         if rounds is not None and len(rounds) != data.get("bidding_rounds", 7):
             raise ValidationError("rounds must list exactly bidding_rounds rounds", "rounds")
+
+    @post_load
+    def _token_holders_are_never_ec(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """Both texts keep Token of Life holders from being the EC (ruling 13), so a new game records true
+        unless the GM says false; null is left to games recorded before this default (their reading stands)."""
+        if data.get("ec_exclude_token_holders") is None:
+            data["ec_exclude_token_holders"] = True
+        return data
 
 
 # Ruling 21: garnets held are at most a million.  A season earns a few per game; without a

@@ -30,7 +30,7 @@ def test_rule_invariants_hold_through_whole_games(case: int, seed: str) -> None:
     for direction, winner in result["tokens_of_life"].items():
         assert winner is None or direction in standing[winner]["tokens_of_life"]
     ec = result["elimination_candidate"]
-    if ec is not None and ENGINE.simulation_cases[case]["options"].get("ec_rule", "later") == "later":
+    if ec is not None and ENGINE.simulation_cases[case]["options"].get("ec_exclude_token_holders") is not False:
         assert standing[ec]["tokens_of_life"] == [], "the EC never holds a Token of Life"
     for s in standing.values():
         bonus = 2 if s["tokens_of_life"] else 0
