@@ -21,7 +21,7 @@ from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import Record, departed, engine_for, players_for_engine
 from eventlog import clock
-from service import gm_actions
+from service import gm_actions, names
 from service.appending import OnTrust, Plan, Prefetched, append, receipt, resolve_early
 from service.auth import Caller, new_token, role_value, token_field
 from runtime.context import Context
@@ -83,7 +83,7 @@ def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> di
     """Sign up; after the start only where the game takes late players (``Engine.change_members``)."""
     if caller.role == "player":
         raise forbidden("You have already joined this game; a player token cannot register others.")
-    name = load(JoinNameSchema, {"name": body.get("name")})["name"].strip()
+    name = names.player_name(load(JoinNameSchema, {"name": body.get("name")})["name"])
     token, token_digest = new_token()
 
     def build(record: Record) -> Plan:
@@ -94,8 +94,9 @@ def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> di
         active = [p for p in record["players"] if still_playing(p)]
         if len(active) >= engine.meta.max_players:
             raise conflict("game_full", f"This game is full ({engine.meta.max_players} players).")
-        if any(p["name"].casefold() == name.casefold() for p in active):
-            raise invalid("That name is taken in this game.", {"name": ["Already taken."]})
+        if (lookalike := names.taken_by(name, [p["name"] for p in active])) is not None:
+            taken = "Already taken." if lookalike.casefold() == name.casefold() else f"Looks like {lookalike!r}."
+            raise invalid("That name is taken in this game, or looks like one that is.", {"name": [taken]})
         player_id = f"p{record['joined'] + 1}"
         data = {"player_id": player_id, "name": name, "fields": fields}
         plan: dict[str, Any] = {
