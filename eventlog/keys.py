@@ -27,6 +27,16 @@ def no_idempotency(game_id: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:idem:-"
 
 
+def fault(game_id: str) -> str:
+    """Set by the kill tests' fault point (ARBITER_FAULT_PAUSE_BEFORE_APPEND) while a resolution stalls."""
+    return f"{PREFIX}:{{{game_id}}}:fault"
+
+
+def last_sweep(game_id: str) -> str:
+    """On the queue's Redis: the id of the sweeper's last re-queued job for the game."""
+    return f"{PREFIX}:sweeper:{game_id}"
+
+
 def bad_tokens(game_id: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:bad-tokens"
 

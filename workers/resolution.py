@@ -22,11 +22,10 @@ from rq.timeouts import BaseTimeoutException
 
 from engines.canonical import roundtrip
 from engines.rng import Rng
-from eventlog import deadlines, keys
+from eventlog import clock, deadlines, keys
 from eventlog.events import ARBITER_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import engine_for
-from eventlog import clock
 from runtime.context import Context
 from replays.phases import nobody_awaited, resolvable, what_follows
 from runtime.scheduling import JOB_TIMEOUT, phase_opened, phases_opened, pop_due, schedule_at, schedule_batch
@@ -155,7 +154,7 @@ def _fault_point(ctx: Context, game_id: str) -> None:
     mark the game and stall between computing an outcome and recording it."""
     pause = os.environ.get("ARBITER_FAULT_PAUSE_BEFORE_APPEND")
     if pause:
-        ctx.redis.set(f"arbiter:{{{game_id}}}:fault", "resolving")
+        ctx.redis.set(keys.fault(game_id), "resolving")
         time.sleep(float(pause))
 
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from eventlog import deadlines, keys
-from eventlog import clock
+from eventlog import clock, deadlines, keys
 from runtime.context import Context
 from rq.job import Job, JobStatus
 
@@ -74,7 +73,7 @@ def _backoff(ctx: Context, game_id: str, number: int) -> float:
 
 
 def _last_sweep(game_id: str) -> str:
-    return f"arbiter:sweeper:{game_id}"
+    return keys.last_sweep(game_id)
 
 
 def _waiting_in_queue(ctx: Context, game_id: str, number: int, due_at: float) -> bool:

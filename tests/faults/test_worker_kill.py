@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 
 from redis import Redis
 
+from eventlog import keys
 from runtime.config import Settings
 from tests.e2e.play import create_and_join
 from tests.e2e.stack import Stack
@@ -56,7 +57,7 @@ def test_workers_killed_mid_resolution_leave_exactly_one_outcome(stack: Stack, s
             status, body = stack.call("POST", f"/games/{game_id}/actions", {"type": "gm.resolve_now", "reason": "now"},
                                       token=gm)
             assert status == 202, body
-        marker = f"arbiter:{{{game_id}}}:fault"
+        marker = keys.fault(game_id)
         waited = time.monotonic() + 30
         while not redis.exists(marker):
             assert time.monotonic() < waited, f"round {index}: the worker never started resolving"
