@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from rq import SimpleWorker
+from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
 from engines import registry
@@ -41,7 +41,9 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
         callers[joined["player_id"]] = Caller("player", joined["player_id"], digest(joined["token"]))
     commands.start(ctx, game_id, gm)
     say(f"game {game_id}: {engine.meta.title}, {players} bots, seed commitment {created['seed_commitment'][:12]}…")
-    worker = SimpleWorker([ctx.queue], connection=ctx.queue_redis, serializer=JSONSerializer)
+    connection = ctx.rq_connection()  # RQ raises its socket timeout: not on the connections the bots use
+    queue = Queue(ctx.settings.queue_name, connection=connection, serializer=JSONSerializer)
+    worker = SimpleWorker([queue], connection=connection, serializer=JSONSerializer)
     for _ in range(max_phases):
         record = ctx.loader.load(game_id)
         if record["status"] == "finished":

@@ -186,7 +186,8 @@ class EventStore:
     def _exchange(self, commands: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any] | None:
         """Send ``(args, options)`` commands in one write and parse each reply as redis-py
         would; None when the connection failed (nothing is retried here: the caller
-        falls back to redis-py, whose retry does the same as its own would).  The first
+        falls back to redis-py, whose retry does the same as its own would).  A timeout is
+        raised: the server did not answer within the connection's socket timeout.  The first
         error reply is raised once every reply has been read, so the connection stays in step."""
         connection = self._own_connection()
         try:
@@ -197,9 +198,12 @@ class EventStore:
                     replies.append(self.redis.parse_response(connection, args[0], **options))
                 except ResponseError as exc:
                     replies.append(exc)
-        except (RedisConnectionError, RedisTimeoutError):
+        except RedisConnectionError:
             connection.disconnect()
             return None
+        except RedisTimeoutError:
+            connection.disconnect()  # the server is not answering: going again through redis-py would double the wait
+            raise
         except BaseException:
             connection.disconnect()  # replies may be left unread: never reuse the socket
             raise

@@ -33,6 +33,7 @@ RETRY_S = 1.0   # between attempts to subscribe after a failure
 IDLE_S = 10.0   # a subscription not drained for this long is dropped unread and made afresh
 READ_SIZE = 64 * 1024
 MAX_READS = 64  # per drain: what is left waits for the next request
+SUBSCRIBE_TIMEOUT_S = 0.4  # the most a subscription's handshake may take
 
 
 class AppendNotices:
@@ -76,7 +77,11 @@ class AppendNotices:
         pool = self._redis.connection_pool
         # RESP2, so that a notice is a plain reply; the socket's own reads, so that nothing is
         # buffered in redis-py's parser: everything after the handshake is read by ``_reader``.
-        connection = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
+        # A short timeout of its own: a frozen Redis must cost the request that subscribes little more than its
+        # own commands' timeout (every request answers within 2 s of a frozen store).
+        seconds = min(pool.connection_kwargs.get("socket_timeout") or SUBSCRIBE_TIMEOUT_S, SUBSCRIBE_TIMEOUT_S)
+        connection = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2, "socket_timeout": seconds,
+                                              "socket_connect_timeout": seconds})
         try:
             connection.connect()
             sock = getattr(connection, "_sock", None)  # redis-py's socket, which every release so far has had

@@ -25,6 +25,9 @@ class Settings:
     redis_cluster: bool = False
     # API processes hear each other's appends (replays/notices.py); off only to compare or to rule it out.
     append_notices: bool = True
+    # Seconds any one Redis exchange may take (connect, command, reply): a frozen or partitioned
+    # Redis then costs a request this long before its 503, never a hang (ARBITER_REDIS_TIMEOUT).
+    redis_timeout: float = 1.0
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -44,6 +47,7 @@ class Settings:
             max_body_bytes=int(os.environ.get("ARBITER_MAX_BODY_BYTES", str(64 * 1024))),
             redis_cluster=cluster,
             append_notices=_flag("ARBITER_APPEND_NOTICES", default=True),
+            redis_timeout=_seconds("ARBITER_REDIS_TIMEOUT", 1.0),
         )
 
 
@@ -64,6 +68,19 @@ def address(url: str) -> str:
     """host:port of a Redis URL, for messages (never its password)."""
     parts = urlsplit(url)
     return f"{parts.hostname}:{parts.port or 6379}" if parts.hostname else parts.path
+
+
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0.05 <= value <= 60:
+        raise ConfigError(f"{name} must be a number of seconds from 0.05 to 60, not {raw!r}.")
+    return value
 
 
 def _flag(name: str, default: bool = False) -> bool:

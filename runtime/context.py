@@ -4,9 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from typing import Any
+
 from redis import Redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.retry import Retry
 from rq import Queue
 from rq.serializers import JSONSerializer
 
@@ -29,22 +33,39 @@ class Context:
             except RedisConnectionError:
                 pass  # not up yet: checked again on first use
 
+    def timeouts(self) -> dict[str, Any]:
+        """Every connection of the process is bounded: a frozen or partitioned Redis answers a request with
+        503 ``store_unavailable`` after ``redis_timeout`` seconds instead of hanging it.  A timed-out
+        command is not retried (the server is not answering: a retry only doubles the wait, and a
+        timed-out append's fate is unknown; the client retries with its Idempotency-Key); a dropped
+        connection is retried once, at once, so a restarted Redis costs no request."""
+        seconds = self.settings.redis_timeout
+        return {"socket_timeout": seconds, "socket_connect_timeout": seconds,
+                "retry": Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,))}
+
     @cached_property
     def redis(self) -> Redis | RedisCluster:
         """The event store's connection: a plain Redis, or a Redis Cluster (ARBITER_REDIS_CLUSTER)."""
         if self.settings.redis_cluster:
-            return RedisCluster.from_url(self.settings.redis_url)
-        return Redis.from_url(self.settings.redis_url)
+            seconds = self.settings.redis_timeout
+            return RedisCluster.from_url(self.settings.redis_url, socket_timeout=seconds,
+                                         socket_connect_timeout=seconds)
+        return Redis.from_url(self.settings.redis_url, **self.timeouts())
 
     @cached_property
     def queue_redis(self) -> Redis:
-        if not self.settings.redis_cluster and self.settings.queue_url == self.settings.redis_url:
-            return self.redis
-        client = Redis.from_url(self.settings.queue_url)
+        """The queue's Redis, for putting jobs on it and for the sweeper's bookkeeping (bounded like the store's).
+        Never RQ's worker loop, which blocks on it for minutes: that gets ``rq_connection``."""
+        client = Redis.from_url(self.settings.queue_url, **self.timeouts())
         if self.settings.redis_cluster and client.info("cluster").get("cluster_enabled"):
             raise ConfigError(f"ARBITER_QUEUE_URL ({address(self.settings.queue_url)}) is a Redis Cluster node; "
                               "RQ cannot run on Redis Cluster: give the queue a separate, plain Redis.")
         return client
+
+    def rq_connection(self) -> Redis:
+        """A connection of its own for an RQ worker: RQ raises its socket timeout above the minutes its
+        blocking pops wait (``Worker._set_connection``), which must not reach the connections above."""
+        return Redis.from_url(self.settings.queue_url, socket_connect_timeout=self.settings.redis_timeout)
 
     @cached_property
     def store(self) -> EventStore:

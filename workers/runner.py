@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from rq import SimpleWorker, Worker
+from rq import Queue, SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from engines import registry
@@ -34,9 +34,10 @@ def run(
     # sweeper has connections and a game cache of its own.
     registry.names()
     stop = sweeper.start_thread(Context(ctx.settings)) if with_sweeper and not burst else None
-    worker = WORKER_CLASSES[worker_class](
-        [ctx.queue], connection=ctx.queue_redis, serializer=JSONSerializer, name=name
-    )
+    # RQ gets a connection of its own: it raises that one's socket timeout to minutes for its blocking pops.
+    connection = ctx.rq_connection()
+    queue = Queue(ctx.settings.queue_name, connection=connection, serializer=JSONSerializer)
+    worker = WORKER_CLASSES[worker_class]([queue], connection=connection, serializer=JSONSerializer, name=name)
     try:
         return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
     finally:
