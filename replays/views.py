@@ -14,6 +14,10 @@ from eventlog.events import Event
 from replays.fold import MEMBERSHIP, Record, engine_for
 
 
+# The actor shown for another's sealed order: whose orders are still missing is the phase's ``awaiting``.
+SEALED_SENDER = "sealed"
+
+
 def viewer_of(role: dict[str, Any] | None) -> Viewer:
     if role is None:
         return PUBLIC
@@ -47,8 +51,10 @@ def _cut(record: Record, event: Event, viewer: Viewer) -> Event:
         spec = engine_for(record).actions.get(data["action"]["type"])
         if spec is not None and spec.sealed and event["actor"] != viewer and not (
                 spec.team_sees and set(data.get("teams", ())) & set(teams_of(record, viewer))):
-            # Even the order's type is hidden: "bid" against "pass" would tell who is bidding.
-            return {**event, "data": {"phase": data["phase"], "sealed": True}}
+            # Even the order's type is hidden: "bid" against "pass" would tell who is bidding.  So is who sent it:
+            # beside the phase's awaiting list, the sender of an order that settles nothing (Extreme Ways' gold
+            # bought with garnets) would tell everyone that a private order was given, and by whom.
+            return {**event, "actor": SEALED_SENDER, "data": {"phase": data["phase"], "sealed": True}}
         return event
     if kind == "game.created":
         return {**event, "data": {**data, "options": options_for(record, data["options"], viewer)}}

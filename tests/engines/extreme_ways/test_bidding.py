@@ -193,3 +193,15 @@ def test_garnets_are_set_by_the_gm_at_sign_up_and_corrected_with_gm_set_garnets(
     with pytest.raises(RuleError) as err:
         act(state, "p1", {"type": "gm.set_garnets", "player_id": "p1", "garnets": 99})
     assert err.value.status == 403
+
+
+def test_rule_buying_gold_is_private_the_phase_awaits_only_bids() -> None:
+    """Garnets may buy gold pieces (DM Winner decision), a private matter: the bidding phase awaits a bid or a
+    pass from each player, so a purchase neither settles a player nor, after their bid, unsettles them."""
+    state = new_game(3, fields=[{"garnets": 2}] * 3)
+    state = act(state, "p1", {"type": "buy_gold", "garnets": 1})
+    assert ENGINE.phase(state).awaiting == ("p1", "p2", "p3")
+    state = act(state, "p1", {"type": "bid", "amount": 3})
+    state = act(state, "p1", {"type": "buy_gold", "garnets": 1})
+    assert ENGINE.phase(state).awaiting == ("p2", "p3")
+    assert ENGINE.view(state, None) == ENGINE.view(act(state, "p2", {"type": "buy_gold", "garnets": 2}), None)
