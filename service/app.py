@@ -74,7 +74,7 @@ def create_app(context: Context | None = None) -> Flask:
 
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError) -> Any:
-        return reply(exc.body(), exc.status)
+        return reply(exc.body(), exc.status, headers=exc.headers)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:

@@ -18,8 +18,10 @@ from eventlog import keys
 from eventlog.store import EventStore, Guard
 from service.errors import ApiError, unauthorized
 
-BAD_TOKEN_LIMIT = 20     # failed attempts per game per window before 429
-BAD_TOKEN_WINDOW = 60    # seconds
+BAD_TOKEN_LIMIT = 20     # failed attempts per game and client address in a window; more bad tokens get 429
+BAD_TOKEN_WINDOW = 60    # seconds, from the first failure of the window
+NO_LIMIT = 2**53         # the append guard's counter bound: a valid token is never throttled
+RATE_LIMIT_POLICY = f'"bad-tokens";q={BAD_TOKEN_LIMIT};w={BAD_TOKEN_WINDOW}'
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,9 @@ def caller_for(store: EventStore, game_id: str, header: str | None, client: str 
 class TokenLookup:
     """The token check in two halves, so its reads can share a round trip with others.
 
-    ``queue`` puts the throttle count and the token's stored role on a pipeline;
+    ``queue`` puts the throttle count, its expiry and the token's stored role on a pipeline;
     ``caller`` judges their replies.  Failed attempts are counted per game and client
-    address, so guessing is slowed without letting one client lock the players out.
+    address, and only bad tokens are ever refused for them: a valid one always works.
     A malformed header is refused by ``caller``, after whatever the request checks first.
     """
 
@@ -111,8 +113,9 @@ class TokenLookup:
         """Queue the reads; returns how many replies ``caller`` expects first in its list."""
         if self.digest is not None:
             pipe.get(self.counter)
+            pipe.ttl(self.counter)
             pipe.hget(keys.private(self.game_id), token_field(self.digest))
-            self.queued = 2
+            self.queued = 3
         return self.queued
 
     def caller(self, store: EventStore, replies: list[Any]) -> Caller:
@@ -120,24 +123,36 @@ class TokenLookup:
             raise self.error
         if self.digest is None:
             return PUBLIC_CALLER
-        count, raw = replies[: self.queued]
-        if count is not None and int(count) >= BAD_TOKEN_LIMIT:
-            raise ApiError(429, "too_many_bad_tokens", "Too many invalid tokens for this game; try again in a minute.")
-        if raw is None:
-            _count_bad(store, self.counter)
-            raise unauthorized("This token is not valid for this game.")
-        role = orjson.loads(raw)
-        if not hmac.compare_digest(role["digest"], self.digest):
-            _count_bad(store, self.counter)
-            raise unauthorized("This token is not valid for this game.")
+        count, ttl, raw = replies[: self.queued]
+        role = orjson.loads(raw) if raw is not None else None
+        if role is None or not hmac.compare_digest(role["digest"], self.digest):
+            raise self._refused(store, int(count or 0), int(ttl))
         self.stored = raw.decode() if isinstance(raw, bytes) else raw
         return Caller(role["role"], role.get("player_id"), self.digest)
 
+    def _refused(self, store: EventStore, count: int, ttl: int) -> ApiError:
+        """A bad token: 401, counted, or 429 once this client has sent ``BAD_TOKEN_LIMIT`` of them in the window.
+        Both say when the window ends (``RateLimit``, and ``Retry-After`` on the 429); a valid token from the
+        same address is never refused for it (a forum bot serving many players from one address must not be
+        locked out by one player's typo; and a guess at 256 random bits is hopeless throttled or not)."""
+        reset = ttl if ttl > 0 else BAD_TOKEN_WINDOW
+        if count >= BAD_TOKEN_LIMIT:
+            return ApiError(429, "too_many_bad_tokens",
+                            f"Too many invalid tokens for this game from this address; try again in {reset} s "
+                            "(a valid token is still accepted).", {"retry_after": reset},
+                            headers={"Retry-After": str(reset), "RateLimit-Policy": RATE_LIMIT_POLICY,
+                                     "RateLimit": f'"bad-tokens";r=0;t={reset}'})
+        _count_bad(store, self.counter)
+        left = BAD_TOKEN_LIMIT - count - 1
+        headers = {"RateLimit-Policy": RATE_LIMIT_POLICY, "RateLimit": f'"bad-tokens";r={left};t={reset}'}
+        return ApiError(401, "unauthorized", "This token is not valid for this game.", headers=headers)
+
     def guard(self, stored: str) -> Guard:
         """The condition under which an append may trust this caller without reading the token
-        first: its stored role is still ``stored`` and the client is not being throttled."""
+        first: its stored role is still ``stored``.  (The script can also hold a throttled client back;
+        ``NO_LIMIT`` says not to: a valid token is never throttled.)"""
         assert self.digest is not None
-        return Guard(token_field(self.digest), stored, self.counter, BAD_TOKEN_LIMIT)
+        return Guard(token_field(self.digest), stored, self.counter, NO_LIMIT)
 
 
 class KnownTokens:

@@ -5,12 +5,14 @@ from typing import Any, Mapping
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, details: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, status: int, code: str, message: str, details: Mapping[str, Any] | None = None,
+                 headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.details = dict(details or {})
+        self.headers = dict(headers or {})  # sent with the error (Retry-After, RateLimit, Allow)
 
     def body(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message, "details": self.details}}
