@@ -1,0 +1,7 @@
+"""Strategic Aspect: cyclists race thirty spaces a cycle, bid for safety and vote one another out."""
+from engines.registry import register
+from engines.strategic_aspect.engine import ENGINE, StrategicAspect
+
+register(ENGINE)
+
+__all__ = ["ENGINE", "StrategicAspect"]
