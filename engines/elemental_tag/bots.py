@@ -39,8 +39,8 @@ def _move(state: State, actor: str, rng: Rng) -> JSON:
         goal = state["players"][others[0]]["pos"]
         direction = min(choices, key=lambda d: (_distance(list(grid.target(me, d)), goal), d))
         close = [p for p in others if _distance(me, state["players"][p]["pos"]) <= 2][: 1 + rng.below(2)]
-        return {"type": "move", "direction": direction, "tags": close}
-    return {"type": "move", "direction": rng.choice(choices), "tags": []}
+        return {"type": "move", "direction": direction, **({"tags": close} if close else {})}
+    return {"type": "move", "direction": rng.choice(choices)}
 
 
 def _team_action(state: State, actor: str, rng: Rng) -> JSON | None:

@@ -56,7 +56,7 @@ class ElementalTag(Engine):
         "move": ActionType("move", MoveSchema, sealed=True, phases=("moving",),
                            description="A moving round: one of nine directions (stay to stand still). The it player "
                                        "adds an ordered tag list (1 point per name).",
-                           example={"direction": "stay", "tags": []}),
+                           example={"direction": "stay"}),
         "apply": ActionType("apply", ApplySchema, sealed=True, phases=TEAM_ACTION,
                             description="Underworld players: ask to join the team of an element. The application is "
                                         "announced at the round's end and that team votes on it the next round.",

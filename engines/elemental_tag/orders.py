@@ -68,11 +68,11 @@ def _move(state: State, actor: str, action: JSON) -> None:
         raise RuleError("rule 3: moving", f"Moving {grid.NAMES[action['direction']]} would leave the map.",
                         {"direction": ["That way is off the map."]})
     tags = action["tags"]
-    if not tags:
+    if tags is None:
         return
     if state["it"] != actor:
         raise RuleError("rule 4: tagging", "Only the player who is it sends a tag list.",
-                        {"tags": ["You are not it: send an empty list."]})
+                        {"tags": ["You are not it: leave tags out."]})
     if len(set(tags)) != len(tags):
         raise RuleError("rule 4: tagging", "Name each player once in the tag list.", {"tags": ["A repeated name."]})
     for target in tags:

@@ -211,7 +211,7 @@ def moving(state: State, rng: Rng) -> tuple[JSON, JSON]:
         board["players"][player]["pos"] = list(square)
 
     tagger = board["it"]
-    tags = [t for t in state["orders"].get(tagger, {}).get("tags", []) if t in board["players"]]
+    tags = [t for t in (state["orders"].get(tagger, {}).get("tags") or []) if t in board["players"]]
     hit = grid.met(collisions, tagger) if tagger else set()
     tagged = next((t for t in tags if t in hit), None)
     if tagger is not None:

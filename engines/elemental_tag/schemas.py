@@ -60,8 +60,10 @@ class PlaceSchema(Schema):
 
 class MoveSchema(Schema):
     direction = fields.String(required=True, validate=validate.OneOf(DIRECTIONS))
-    tags = fields.List(fields.String(validate=validate.Length(1, 20)), load_default=list,
-                       validate=validate.Length(max=MAX_PLAYERS))
+    # The it player's ordered tag list; left out (null) by everyone else.  An empty list is refused: it is
+    # either a mistake or the same as leaving it out.
+    tags = fields.List(fields.String(validate=validate.Length(1, 20)), load_default=None, allow_none=True,
+                       validate=validate.Length(min=1, max=MAX_PLAYERS))
 
 
 class ApplySchema(Schema):
