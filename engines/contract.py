@@ -215,6 +215,13 @@ class Engine:
         """What ``viewer`` (a player id, GM or PUBLIC) may see of the state."""
         raise NotImplementedError
 
+    def shown_outcome(self, state: State, shown: JSON, viewer: Viewer) -> JSON:
+        """A recorded outcome as ``viewer`` (never the GM) sees it in the log, given ``shown``: its parts cut to
+        that viewer (``redact_outcome``).  A game whose rules show less than what its outcomes record as public
+        cuts more here (Golden Strider's Tarnished report); ``state`` is the game as it stands now.  The
+        recorded outcome, its hash and the audit are unchanged; by default, ``shown`` as it is."""
+        return shown
+
     def result(self, state: State) -> JSON | None:
         """The final result (winners, standings) once the game is over."""
         raise NotImplementedError

@@ -64,7 +64,11 @@ def _cut(record: Record, event: Event, viewer: Viewer) -> Event:
     if kind == "game.started":
         return {**event, "data": {**data, "setup": redact_outcome(data["setup"], viewer, teams_of(record, viewer))}}
     if "outcome" in data and kind in ("phase.resolved", *MEMBERSHIP):
-        return {**event, "data": {**data, "outcome": redact_outcome(data["outcome"], viewer, teams_of(record, viewer))}}
+        engine = engine_for(record)
+        shown = redact_outcome(data["outcome"], viewer, teams_of(record, viewer))
+        if record.get("engine") is not None:
+            shown = engine.shown_outcome(record["engine"], shown, viewer)
+        return {**event, "data": {**data, "outcome": shown}}
     return event
 
 

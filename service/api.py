@@ -201,11 +201,39 @@ def _act_in_one_trip(
         return None
 
 
+# -- conditional reads: a poller whose copy is current gets a 304 before anything is built ------------------
+
+def _etag(record: Record, caller: Caller) -> str:
+    """A strong validator for a read of this game: what it answers depends only on the log's head, who asks and
+    the query (every body is built from the log alone and written with sorted keys).  The seq leads, so a client
+    can see how far its copy goes; the viewer is hashed in, never shown."""
+    basis = "|".join((request.path, request.query_string.decode("latin-1"), str(viewer_of(caller.as_role())),
+                      str(record["seq"]), record["head_hash"] or ""))
+    return f'"{record["seq"]}-{sha256_hex(basis)[:24]}"'
+
+
+def _cache_headers(tag: str) -> dict[str, str]:
+    # private: the body depends on the token; no-cache: a cache must ask again (cheaply, with If-None-Match).
+    return {"ETag": tag, "Cache-Control": "private, no-cache", "Vary": "Authorization"}
+
+
+def _not_modified(tag: str) -> Any | None:
+    """The 304 for a client that holds this representation already (If-None-Match, weak comparison)."""
+    if not request.if_none_match or not request.if_none_match.contains_weak(tag.strip('"')):
+        return None
+    response = reply(None, 304, headers=_cache_headers(tag))
+    response.set_data(b"")
+    return response
+
+
 @v1.get("/games/<game_id>")
 def game(game_id: str) -> Any:
     record = _record(game_id)
     caller = _caller(game_id)
-    return reply(game_for(record, viewer_of(caller.as_role()), _seed_for(record, caller)))
+    tag = _etag(record, caller)
+    if (unchanged := _not_modified(tag)) is not None:
+        return unchanged
+    return reply(game_for(record, viewer_of(caller.as_role()), _seed_for(record, caller)), headers=_cache_headers(tag))
 
 
 @v1.get("/games/<game_id>/events")
@@ -214,11 +242,15 @@ def events(game_id: str) -> Any:
     caller = _caller(game_id)
     after = int_arg("after", 0, 0, 2**53)
     limit = int_arg("limit", 100, 1, 1000)
+    tag = _etag(record, caller)
+    if (unchanged := _not_modified(tag)) is not None:
+        return unchanged
     page = ctx().store.read(game_id, after=after, limit=limit)
+    page = [e for e in page if e["seq"] <= record["seq"]]  # the page the tag names: nothing appended since
     viewer = viewer_of(caller.as_role())
     shown = [event_for(record, e, viewer) for e in page]
     next_after = page[-1]["seq"] if page and page[-1]["seq"] < record["seq"] else None
-    return reply({"game_id": game_id, "events": shown, "next_after": next_after})
+    return reply({"game_id": game_id, "events": shown, "next_after": next_after}, headers=_cache_headers(tag))
 
 
 @v1.get("/games/<game_id>/replay")
@@ -229,6 +261,9 @@ def replay(game_id: str) -> Any:
     at = int_arg("at", None, 1, record["seq"])
     after = int_arg("after", 0, 0, record["seq"])
     limit = int_arg("limit", 100, 1, 500)
+    tag = _etag(record, caller)
+    if (unchanged := _not_modified(tag)) is not None:
+        return unchanged
     upto = at if at is not None else min(record["seq"], after + limit)
     state = empty()
     frames = []
@@ -238,9 +273,9 @@ def replay(game_id: str) -> Any:
             frames.append({"seq": event["seq"], "event": event_for(record, event, viewer),
                            "view": game_for(state, viewer) if state.get("game_id") else None})
     if at is not None:
-        return reply({"game_id": game_id, **frames[0]})
+        return reply({"game_id": game_id, **frames[0]}, headers=_cache_headers(tag))
     next_after = upto if upto < record["seq"] else None
-    return reply({"game_id": game_id, "frames": frames, "next_after": next_after})
+    return reply({"game_id": game_id, "frames": frames, "next_after": next_after}, headers=_cache_headers(tag))
 
 
 @v1.get("/games/<game_id>/audit")
@@ -275,6 +310,9 @@ def report(game_id: str) -> Any:
         raise ApiError(422, "invalid", "'format' must be json, text, markdown or bbcode.",
                        {"format": ["Must be one of json, text, markdown, bbcode."]})
     number = int_arg("round", None, 1, 10_000)
+    tag = _etag(record, caller)
+    if (unchanged := _not_modified(tag)) is not None:
+        return unchanged
     viewer = viewer_of(caller.as_role())
     try:
         body = engine.report(record["engine"], number, "json", viewer)
@@ -285,7 +323,7 @@ def report(game_id: str) -> Any:
     except RuleError as exc:
         raise ApiError(exc.status if exc.status != 422 else 404, "no_such_round", exc.message, exc.details) from exc
     # One shape for every format: "report" holds the JSON object, or the text ready to paste.
-    return reply({"game_id": game_id, "round": number, "format": fmt, "report": body})
+    return reply({"game_id": game_id, "round": number, "format": fmt, "report": body}, headers=_cache_headers(tag))
 
 
 @v1.post("/replays/verify")

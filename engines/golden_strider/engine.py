@@ -184,9 +184,24 @@ class GoldenStrider(Engine):
     ) -> JSON:
         """Rule 15: the game report of a round (None = latest) as json, text, markdown or bbcode.
 
-        Every viewer gets the same public report; GM-only facts never appear in it.
+        Players and the public get the same report: the rule 15 one, or in Tarnished the rulebook's P, S, Runner
+        (``report.full_report``).  The GM always gets the full one, marked as theirs when others read less.
         """
-        return report.render(state, round, fmt)
+        return report.render(state, round, fmt, full=viewer == GM or report.full_report(state))
+
+    def shown_outcome(self, state: State, shown: JSON, viewer: Viewer) -> JSON:
+        """Tarnished: a round's rows in the log are cut as its report is, to P, S and Runner; a manager's own
+        runners' rows are theirs to read in full (``private``).  The recorded outcome keeps every row."""
+        rows = shown["public"].get("rows")
+        if rows is None or report.full_report(state):
+            return shown
+        cut = {**shown, "public": {**shown["public"], "rows": [report.rulebook_row(row) for row in rows]}}
+        own = {r["id"] for r in state["runners"] if r["owner"] == viewer}
+        if own:
+            private = shown.get("private", {})
+            mine = {**private.get(viewer, {}), "rows": [row for row in rows if row["runner"] in own]}
+            cut["private"] = {**private, viewer: mine}
+        return cut
 
     # -- simulation ---------------------------------------------------------------
     def bot_action(self, state: State, actor: str, rng: Rng) -> JSON | None:

@@ -1,7 +1,8 @@
 """Rule 15: the game report, per round, as JSON, fixed-width text, Markdown or BBCode.
 
 Only what the rules make public is in a row (cards held, D M B R S P O, cf, trips,
-the referee's automatic plays); drug use and robot algorithms never are.
+the referee's automatic plays); drug use and robot algorithms never are.  The Tarnished
+race's report is the rulebook's shorter one, P, S and Runner (``full_report``).
 """
 from __future__ import annotations
 
@@ -11,7 +12,24 @@ from engines.contract import RuleError
 from engines.report_text import for_format
 
 COLUMNS = ("Player", "Cards", "D", "M", "B", "R", "S", "P", "O", "cf")
+RULEBOOK_TARNISHED_COLUMNS = ("P", "S", "Runner")
 FORMATS = ("json", "text", "markdown", "bbcode")
+TARNISHED_REPORTS = ("rulebook", "full")
+
+
+def full_report(state: dict[str, Any]) -> bool:
+    """Whether players and the public read the full rule 15 report.  The Tarnished race is the standard race
+    except for its report, which shows P, S and Runner only: cards held, banking and restitution would give the
+    drugs away (an Enduron runner's starting cards add up to 32, an Energiza runner's square moves more than M).
+    ``tarnished_report: "full"`` is the GM's house rule that shows everything; a game recorded before the option
+    existed reads as the rulebook."""
+    options = state["options"]
+    return options["variant"] != "tarnished" or options.get("tarnished_report", "rulebook") == "full"
+
+
+def rulebook_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored row cut to the Tarnished report's columns: position, square and the runner."""
+    return {"P": row["P"], "S": row["S"], "runner": row["runner"]}
 
 
 def rounds_played(state: dict[str, Any]) -> list[int]:
@@ -66,16 +84,22 @@ def cells(row: dict[str, Any], strike: Callable[[str], str]) -> list[str]:
     ]
 
 
-def render(state: dict[str, Any], round_no: int | None, fmt: str) -> Any:
-    """The report of ``round_no`` (None = latest) in ``fmt``: json, text, markdown, bbcode."""
+def render(state: dict[str, Any], round_no: int | None, fmt: str, full: bool = True) -> Any:
+    """The report of ``round_no`` (None = latest) in ``fmt``: json, text, markdown, bbcode.  ``full``: the rule 15
+    report; else the Tarnished rulebook's P, S, Runner (and a full one that others read the short way is marked
+    as the GM's, so that it is not posted by mistake)."""
     if fmt not in FORMATS:
         raise RuleError("report", f"format must be one of {', '.join(FORMATS)}", {"format": fmt})
     number, stored = report_rows(state, round_no)
     names = {r["id"]: r["name"] for r in state["runners"]}
+    title = f"Golden Strider - round {number} ({state['race_length']} squares)"
+    if not full:
+        return _rulebook_tarnished(state, number, title, [rulebook_row(row) for row in stored], names, fmt)
     rows = [full_row(row, names) for row in stored]
     if fmt != "json":  # a runner's name is shown, never obeyed (engines/report_text.py)
         rows = [{**row, "name": for_format(fmt)(row["name"])} for row in rows]
-    title = f"Golden Strider - round {number} ({state['race_length']} squares)"
+    if not full_report(state):
+        title += " - full report, GM only"
     if fmt == "json":
         return {
             "round": number, "race_length": state["race_length"], "variant": state["options"]["variant"],
@@ -129,3 +153,27 @@ def _bbcode(title: str, rows: list[dict[str, Any]]) -> str:
     lines += ["[tr]" + "".join(f"[td]{cell}[/td]" for cell in line) + "[/tr]" for line in table]
     lines.append("[/table]")
     return "\n".join(lines) + "\n"
+
+
+def _rulebook_tarnished(
+    state: dict[str, Any], number: int, title: str, rows: list[dict[str, Any]], names: dict[str, str], fmt: str
+) -> Any:
+    """The Tarnished race's report as the rulebook lays it out: P, S and the runner's name, in position order."""
+    if fmt == "json":
+        return {"round": number, "race_length": state["race_length"], "variant": state["options"]["variant"],
+                "columns": list(RULEBOOK_TARNISHED_COLUMNS),
+                "rows": [{**row, "name": names[row["runner"]]} for row in rows]}
+    escape = for_format(fmt)  # a runner's name is shown, never obeyed (engines/report_text.py)
+    table = [[str(row["P"]), str(row["S"]), escape(names[row["runner"]])] for row in rows]
+    header = list(RULEBOOK_TARNISHED_COLUMNS)
+    if fmt == "text":
+        widths = [max(len(line[i]) for line in [header, *table]) for i in range(len(header))]
+        lines = [title, ""] + ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip()
+                               for line in [header, *table]]
+        return "\n".join(lines) + "\n"
+    if fmt == "markdown":
+        lines = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return "\n".join(lines + ["| " + " | ".join(line) + " |" for line in table]) + "\n"
+    lines = [f"[b]{title}[/b]", "[table]", "[tr]" + "".join(f"[td][b]{h}[/b][/td]" for h in header) + "[/tr]"]
+    lines += ["[tr]" + "".join(f"[td]{cell}[/td]" for cell in line) + "[/tr]" for line in table]
+    return "\n".join(lines + ["[/table]"]) + "\n"

@@ -6,6 +6,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from engines.golden_strider.race import race_length
+from engines.golden_strider.report import TARNISHED_REPORTS
 
 VARIANTS = ("standard", "steeplechase", "tarnished", "robot")
 DRUGS = ("clean", "enduron", "energiza")
@@ -42,6 +43,8 @@ class OptionsSchema(Schema):
     energiza_boost_mode = fields.String(
         load_default="to_cross", validate=validate.OneOf(("to_cross", "past_post"))
     )
+    # Tarnished: the rulebook's report (P, S, Runner) for players and the public, or the full rule 15 report.
+    tarnished_report = fields.String(load_default="rulebook", validate=validate.OneOf(TARNISHED_REPORTS))
 
     @validates_schema
     def _check(self, data: dict[str, Any], **_: Any) -> None:

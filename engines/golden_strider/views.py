@@ -8,10 +8,15 @@ from engines.contract import GM, Viewer
 from engines.golden_strider import rules
 from engines.golden_strider.race import hand_for
 from engines.golden_strider.orders import own_runners
+from engines.golden_strider.report import full_report, rulebook_row
 
 
-def public_runner(runner: dict[str, Any]) -> dict[str, Any]:
-    """A runner as the report shows it; cards are hidden until the first round is run."""
+def public_runner(runner: dict[str, Any], full: bool = True) -> dict[str, Any]:
+    """A runner as the report shows it; cards are hidden until the first round is run.  Not ``full`` (the
+    Tarnished report): the square and position only."""
+    if not full:
+        return {"id": runner["id"], "name": runner["name"], "player": runner["owner"], "square": runner["square"],
+                "position": runner["position"], "withdrawn": runner["withdrawn"]}
     cards = runner["cards"]
     return {
         "id": runner["id"], "name": runner["name"], "player": runner["owner"],
@@ -32,13 +37,16 @@ def submitted(state: dict[str, Any]) -> list[str]:
     return []
 
 
-def public_view(state: dict[str, Any]) -> dict[str, Any]:
+def public_view(state: dict[str, Any], full: bool | None = None) -> dict[str, Any]:
+    """What everyone sees; ``full`` (the GM's) or, by default, the report the game shows (``full_report``)."""
     opts = state["options"]
+    full = full_report(state) if full is None else full
+    latest = state["history"][-1]["rows"] if state["history"] else None
     view: dict[str, Any] = {
         "variant": opts["variant"], "race_length": state["race_length"], "round": state["round"],
-        "stage": state["stage"], "runners": [public_runner(r) for r in state["runners"]],
+        "stage": state["stage"], "runners": [public_runner(r, full) for r in state["runners"]],
         "submitted": submitted(state), "rounds_played": [e["round"] for e in state["history"]],
-        "report": state["history"][-1]["rows"] if state["history"] else None,
+        "report": latest if full or latest is None else [rulebook_row(row) for row in latest],
         "result": state["result"],
     }
     if opts["variant"] == "steeplechase":
@@ -62,6 +70,10 @@ def player_view(state: dict[str, Any], player_id: str, hint: Any) -> dict[str, A
     if state["options"]["variant"] == "tarnished":
         you["drugs"] = {r["id"]: r.get("drug") or _ordered_drug(state, r["id"]) for r in mine}
         you["accusation"] = state["accusations"].get(player_id)
+        if not full_report(state):  # the rest of the report is the runners' own: their manager's to see
+            you["runner_details"] = [public_runner(r) for r in mine]
+            latest = state["history"][-1]["rows"] if state["history"] else []
+            you["report"] = [row for row in latest if row["runner"] in you["runners"]]
     if state["options"]["variant"] == "robot":
         you["algorithm"] = state["algorithms"].get(player_id)
     view["you"] = copy.deepcopy(you)
@@ -74,8 +86,8 @@ def _ordered_drug(state: dict[str, Any], runner_id: str) -> str | None:
 
 
 def gm_view(state: dict[str, Any]) -> dict[str, Any]:
-    """Everything: orders, drugs, accusations and algorithms as they stand."""
-    view = public_view(state)
+    """Everything: the full report, orders, drugs, accusations and algorithms as they stand."""
+    view = public_view(state, full=True)
     view["gm"] = copy.deepcopy({
         "orders": state["orders"], "accusations": state["accusations"], "algorithms": state["algorithms"],
         "drugs": {r["id"]: r.get("drug") for r in state["runners"]},

@@ -70,13 +70,84 @@ def test_tarnished_enduron_starting_cards_total_32_none_over_10() -> None:
         order(state, "p1", runner="r2", drug="clean", cards=[10, 10, 6, 6, 0], card="0/0")
 
 
-def test_ruling_10_enduron_shows_in_the_round_one_report() -> None:
-    """The report lists the starting cards: an Enduron runner's add up to 32, there for anyone to see."""
-    state = order(tarnished(3), "p1", runner="r1", drug="enduron", cards=[7, 7, 6, 6, 6], card="6/0", move=3, bank=3)
+def _enduron_round_one(options: dict | None = None) -> tuple[dict, dict]:
+    """Round 1 run with r1 on Enduron (starting cards 32) and r2 clean (30): the outcome and the state after."""
+    state = order(tarnished(3, options), "p1", runner="r1", drug="enduron", cards=[7, 7, 6, 6, 6], card="6/0",
+                  move=3, bank=3)
     state = order(state, "p1", runner="r2", drug="clean", cards=[9, 8, 5, 4, 4], card="5/0", move=1, bank=4)
-    rows = {r["runner"]: r for r in ENGINE.report(resolve(state)[1], 1, "json", "p2")["rows"]}
+    return resolve(state)
+
+
+def test_ruling_10_with_the_full_report_enduron_shows_in_round_one() -> None:
+    """The GM's house rule ``tarnished_report: "full"``: the rule 15 report lists the starting cards, and an
+    Enduron runner's add up to 32, there for anyone to see."""
+    _, after = _enduron_round_one({"tarnished_report": "full"})
+    rows = {r["runner"]: r for r in ENGINE.report(after, 1, "json", "p2")["rows"]}
     assert sum(int(c.split("/")[0]) for c in rows["r1"]["cards"][:5]) == 32
     assert sum(int(c.split("/")[0]) for c in rows["r2"]["cards"][:5]) == 30
+    assert ENGINE.report(after, 1, "json", None) == ENGINE.report(after, 1, "json", GM)
+
+
+def test_tarnished_the_race_report_is_p_s_runner_for_players_and_the_public() -> None:
+    """"The race is the same as the standard game except" its report: P, S and Runner, nothing that adds up to
+    32 or shows a square beyond M.  The manager and the GM are the only ones who see the rest."""
+    _, after = _enduron_round_one()
+    assert after["options"]["tarnished_report"] == "rulebook"
+    for viewer in (None, "p2", "p1"):
+        report = ENGINE.report(after, 1, "json", viewer)
+        assert report["columns"] == ["P", "S", "Runner"]
+        assert all(set(row) == {"P", "S", "runner", "name"} for row in report["rows"])
+        assert [(r["P"], r["S"]) for r in report["rows"]] == sorted((r["P"], r["S"]) for r in report["rows"])
+        text = ENGINE.report(after, 1, "text", viewer)
+        assert text.splitlines()[2].split() == ["P", "S", "Runner"] and "7/0" not in text and "6/0" not in text
+        for fmt in ("markdown", "bbcode"):
+            assert "/0" not in ENGINE.report(after, 1, fmt, viewer)
+    gm = ENGINE.report(after, 1, "text", GM)
+    assert "7/0" in gm and "full report, GM only" in gm.splitlines()[0]
+
+
+def test_tarnished_view_shows_others_only_the_rulebook_report() -> None:
+    _, after = _enduron_round_one()
+    for viewer in (None, "p2"):
+        view = ENGINE.view(after, viewer)
+        assert all(set(r) == {"id", "name", "player", "square", "position", "withdrawn"} for r in view["runners"])
+        assert all(set(row) == {"P", "S", "runner"} for row in view["report"])
+        shared = json.dumps({k: v for k, v in view.items() if k != "you"})
+        assert "7/0" not in shared and "owed" not in shared
+        if viewer == "p2":  # their own runners only
+            assert {r["id"] for r in view["you"]["runner_details"]} == {row["runner"] for row in view["you"]["report"]}
+            assert "7/0" not in json.dumps(view["you"]) and {r["id"] for r in view["you"]["runner_details"]} == {
+                "r3", "r4"}
+    mine = ENGINE.view(after, "p1")["you"]
+    assert [r["id"] for r in mine["runner_details"]] == ["r1", "r2"] and mine["runner_details"][0]["cards"]
+    assert {row["runner"] for row in mine["report"]} == {"r1", "r2"} and "cards" in mine["report"][0]
+    gm = ENGINE.view(after, GM)
+    assert all("cards" in r for r in gm["runners"]) and all("cards" in row for row in gm["report"])
+
+
+def test_tarnished_the_log_shows_others_the_rulebook_report() -> None:
+    """A round's outcome keeps every row (the audit recomputes it); what a viewer reads of it in the log is cut
+    as the report is (``Engine.shown_outcome``): P, S and Runner, the manager's own rows in full."""
+    outcome, after = _enduron_round_one()
+    assert "cards" in outcome["public"]["rows"][0], "the recorded outcome is unchanged"
+    for viewer in (None, "p2"):
+        shown = ENGINE.shown_outcome(after, redact_outcome(outcome, viewer), viewer)
+        assert all(set(row) == {"P", "S", "runner"} for row in shown["public"]["rows"])
+        assert "/0" not in json.dumps(shown["public"]) and set(shown.get("private", {})) <= {viewer}
+        assert {row["runner"] for row in shown.get("private", {}).get(viewer, {}).get("rows", [])} <= {"r3", "r4"}
+        assert "7/0" not in json.dumps(shown) and "enduron" not in json.dumps(shown)
+    own = ENGINE.shown_outcome(after, redact_outcome(outcome, "p1"), "p1")
+    assert {row["runner"] for row in own["private"]["p1"]["rows"]} == {"r1", "r2"}
+    assert own["private"]["p1"]["drugs"]["r1"]["drug"] == "enduron"
+    full = tarnished(3, {"tarnished_report": "full"})
+    assert ENGINE.shown_outcome(full, redact_outcome(outcome, "p2"), "p2") == redact_outcome(outcome, "p2")
+
+
+def test_tarnished_a_game_recorded_before_the_option_reads_as_the_rulebook() -> None:
+    _, after = _enduron_round_one()
+    options = {k: v for k, v in after["options"].items() if k != "tarnished_report"}
+    older = {**after, "options": options}
+    assert ENGINE.report(older, 1, "json", "p2")["columns"] == ["P", "S", "Runner"]
 
 
 def test_tarnished_enduron_replacement_still_capped_at_ten() -> None:
