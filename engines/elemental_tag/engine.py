@@ -30,6 +30,16 @@ OPTION_DEFAULTS: JSON = roundtrip(OptionsSchema().load({}))
 TEAM_ACTION = ("moving",)
 
 
+def history_entry(public: JSON) -> JSON:
+    """What the report of a round needs, kept small (every round of a long game is kept): the map as each
+    player's square, the teams, and the round's announced facts; moves only where someone did not stay."""
+    board = public["board"]
+    kept = {k: v for k, v in public.items() if k not in ("board", "placement_draws", "team_draws", "moves")}
+    return {**kept, "moves": {p: d for p, d in public.get("moves", {}).items() if d != "stay"},
+            "size": board["size"], "teams": board["teams"],
+            "squares": {p: q["pos"] for p, q in board["players"].items()}}
+
+
 class ElementalTag(Engine):
     meta = Meta(
         name="elemental-tag",
@@ -157,7 +167,7 @@ class ElementalTag(Engine):
         stage = {"bidding": "placement", "placement": "moving", "moving": "moving"}[state["stage"]]
         if len(board["teams"]) <= 1:
             stage = "over"
-        entry = {k: v for k, v in public.items() if k not in ("placement_draws", "team_draws")}
+        entry = history_entry(public)
         return {
             **state, **{key: board[key] for key in BOARD_KEYS},
             "stage": stage, "turn": state["turn"] + 1, "orders": {}, "acts": {},

@@ -47,44 +47,47 @@ def _keys(players: list[str]) -> dict[str, str]:
 
 def report_data(state: State, number: int | None, viewer: Viewer) -> JSON:
     entry = _entry(state, number)
-    board, names = entry["board"], state["names"]
-    ids = sorted(board["players"], key=by_id)
+    names, squares, teams = state["names"], entry["squares"], entry["teams"]
+    team_of = {m: tid for tid, team in teams.items() for m in team["members"]}
+    ids = sorted(squares, key=by_id)
     keys = _keys(ids)
+    moving = entry["kind"] == "moving"
     data: dict[str, Any] = {
         "round": entry["turn"], "kind": entry["kind"],
         "title": {"bidding": "Round 1: who's it", "placement": "Round 2: places",
                   "moving": f"Moving round {entry['turn'] - 2}"}[entry["kind"]],
-        "size": board["size"], "it": entry["it"], "it_name": names.get(entry["it"]) if entry["it"] else None,
+        "size": entry["size"], "it": entry["it"], "it_name": names.get(entry["it"]) if entry["it"] else None,
         "players": [
-            {"id": p, "name": names[p], "key": keys[p], "team": board["players"][p]["team"],
-             "element": board["teams"][board["players"][p]["team"]]["element"], "square": board["players"][p]["pos"],
-             "move": entry.get("moves", {}).get(p)}
+            {"id": p, "name": names[p], "key": keys[p], "team": team_of[p], "element": teams[team_of[p]]["element"],
+             "square": squares[p], "move": entry["moves"].get(p, "stay") if moving else None,
+             "collided": any(p in c["players"] for c in entry.get("collisions", []))}
             for p in ids
         ],
-        "teams": [{"team": t, "element": board["teams"][t]["element"], "points": board["teams"][t]["points"],
-                   "members": [names[m] for m in board["teams"][t]["members"]]}
-                  for t in sorted(board["teams"], key=by_id)],
+        "teams": [{"team": t, "element": teams[t]["element"], "points": teams[t]["points"],
+                   "members": [names[m] for m in teams[t]["members"]]}
+                  for t in sorted(teams, key=by_id)],
         "collisions": [{**c, "names": [names[p] for p in c["players"]]} for c in entry.get("collisions", [])],
-        "tagged": entry.get("tagged"), "tagged_name": names.get(entry.get("tagged") or ""), "changes": entry["changes"],
+        "tagged": entry.get("tagged"), "tagged_name": names.get(entry.get("tagged") or ""),
+        "changes": entry["changes"],
         "eliminated": [{**e, "names": [names[p] for p in e["members"]]} for e in entry["eliminated"]],
         "team_events": [{**e, "names": [names[p] for p in ([e["player"]] if "player" in e else e["players"])]}
-                        for e in entry.get("team_events", [])], "replaced": entry.get("replaced", []),
+                        for e in entry.get("team_events", [])],
+        "replaced": entry.get("replaced", []),
         "tied": entry.get("tied", []), "it_transfer": entry.get("it_transfer"),
         "applications": entry.get("applications", {}),
     }
-    data["map"] = _map(board, keys)
+    data["map"] = _map(entry["size"], {p: squares[p] for p in ids}, keys)
     if viewer == GM or state["stage"] == "over":
-        data["gm"] = state["last_secret"] if entry["turn"] == len(state["history"]) else None
+        data["gm"] = state["last_secret"] if entry is state["history"][-1] else None  # the latest round's only
     return roundtrip(data)
 
 
-def _map(board: JSON, keys: dict[str, str]) -> list[str]:
+def _map(size: int | None, squares: dict[str, list[int] | None], keys: dict[str, str]) -> list[str]:
     """The grid as lines of text: column numbers across, row numbers down, each player by their key."""
-    size = board["size"]
     if not size:
         return []
     width = max(2, max((len(k) for k in keys.values()), default=1), len(str(size))) + 1
-    at = {tuple(p["pos"]): keys[pid] for pid, p in board["players"].items() if p["pos"] is not None}
+    at = {tuple(sq): keys[pid] for pid, sq in squares.items() if sq is not None}
     gutter = len(str(size)) + 1
     lines = [" " * gutter + "".join(str(x).rjust(width) for x in range(1, size + 1))]
     for y in range(1, size + 1):
@@ -97,8 +100,12 @@ def _text_lines(data: JSON, esc: Callable[[str], str]) -> list[tuple[str, str]]:
     """The report's lines after the map, as (kind, text), every name written through ``esc``."""
     lines: list[tuple[str, str]] = [("head", "Players")]
     for p in data["players"]:
-        move = f", moved {grid.NAMES[p['move']]}" if p["move"] and p["move"] != "stay" else (
-            ", stayed" if p["move"] == "stay" else "")
+        move = ""
+        if p["move"] == "stay":
+            move = ", stayed"
+        elif p["move"]:
+            way = grid.NAMES[p["move"]]
+            move = f", tried {way} (collided)" if p["collided"] else f", moved {way}"
         where = f"({p['square'][0]},{p['square'][1]})" if p["square"] else "-"
         team = p["element"] or "underworld"
         lines.append(("item", f"{p['key']} = {esc(p['name'])} [{team}] at {where}{move}"))

@@ -20,7 +20,7 @@ from engines.elemental_tag.schemas import DIRECTIONS
 def _last(state: State) -> JSON:
     if not state["history"]:
         return None
-    return {k: v for k, v in state["history"][-1].items() if k != "board"}
+    return {k: v for k, v in state["history"][-1].items() if k not in ("squares", "teams", "size")}
 
 
 def view(state: State, viewer: Viewer, hint: Callable[[State, str], JSON]) -> JSON:
