@@ -15,12 +15,13 @@ from service.auth import KnownTokens
 from runtime.config import Settings
 from runtime.context import Context, use
 from service.errors import ApiError
-from service.http import reply
+from service.http import json_server_errors, reply
 
 log = logging.getLogger("arbiter.api")
 
 STATUS_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large",
-                415: "unsupported_media_type", 429: "too_many_requests"}
+                414: "uri_too_long", 415: "unsupported_media_type", 429: "too_many_requests",
+                431: "headers_too_large"}
 
 
 # Browser clients on any origin may call the API: auth is a bearer token, never a cookie.
@@ -71,6 +72,7 @@ def create_app(context: Context | None = None) -> Flask:
     register_openapi(app)
 
     app.wsgi_app = with_cors(app.wsgi_app)  # type: ignore[method-assign]
+    json_server_errors()  # gunicorn's own 400/414/431 answers in the JSON envelope too
 
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError) -> Any:

@@ -1,6 +1,8 @@
 """Reading requests and writing responses the same way on every endpoint."""
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any
 
 import orjson
@@ -29,6 +31,9 @@ def json_body(allow_empty: bool = False, limit: int | None = None) -> dict[str, 
         if allow_empty:
             return {}
         raise ApiError(400, "empty_body", "The request body is empty; send a JSON object.")
+    if not is_json(request.mimetype):
+        raise ApiError(415, "unsupported_media_type", "Send the body with 'Content-Type: application/json'.",
+                       {"content_type": request.mimetype or None})
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -36,7 +41,43 @@ def json_body(allow_empty: bool = False, limit: int | None = None) -> dict[str, 
                        {"position": getattr(exc, "pos", None)}) from exc
     if not isinstance(value, dict):
         raise ApiError(400, "not_an_object", "The request body must be a JSON object.")
+    duplicate = first_duplicate_key(raw)
+    if duplicate is not None:
+        raise ApiError(400, "duplicate_key", f"The key {duplicate!r} appears twice in one object; JSON parsers "
+                       "disagree on which one counts, so send it once.", {"key": duplicate})
     return value
+
+
+def is_json(mimetype: str | None) -> bool:
+    return mimetype == "application/json" or bool(mimetype and mimetype.startswith("application/")
+                                                   and mimetype.endswith("+json"))
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> None:
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            raise _Duplicate(key)
+        seen.add(key)
+    return None  # only the keys are checked here: nothing is built
+
+
+def first_duplicate_key(raw: bytes) -> str | None:
+    """A key that some object of ``raw`` (valid JSON, orjson has read it) holds twice, or None.  orjson
+    keeps the last of them silently, other parsers the first: a body that means one thing here and
+    another to its sender's tools is refused instead."""
+    try:
+        json.loads(raw, object_pairs_hook=_no_duplicates)
+    except _Duplicate as exc:
+        return exc.key
+    except RecursionError:  # deeper than the standard parser goes, though not than orjson's limit
+        raise ApiError(400, "invalid_json", "The request body is nested too deeply.") from None
+    return None
 
 
 def too_large(limit: int) -> ApiError:
@@ -69,3 +110,30 @@ def int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
 
 def client_address() -> str:
     return request.remote_addr or "-"
+
+
+# gunicorn answers what it cannot parse itself, as HTML, before the app sees the request.
+GUNICORN_CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long", 417: "expectation_failed",
+                  431: "headers_too_large", 500: "internal", 501: "not_implemented"}
+
+
+def json_server_errors() -> None:
+    """Make gunicorn's own error answers the API's JSON envelope: a request line over its limit (414), headers
+    too large (431), a request it cannot parse (400).  gunicorn writes them with ``gunicorn.util.write_error``,
+    looked up at each call, so this process's replacement answers them.  Nothing without gunicorn."""
+    util = sys.modules.get("gunicorn.util")
+    if util is None or getattr(util.write_error, "arbiter_json", False):
+        return
+
+    def write_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+        from service.app import CORS_HEADERS
+
+        body = orjson.dumps({"error": {"code": GUNICORN_CODES.get(status_int, "bad_request"),
+                                       "message": f"{reason}: {mesg}" if mesg else reason, "details": {}}},
+                            option=orjson.OPT_SORT_KEYS)
+        lines = [f"HTTP/1.1 {status_int} {reason}", "Connection: close", "Content-Type: application/json",
+                 f"Content-Length: {len(body)}", *(f"{name}: {value}" for name, value in CORS_HEADERS)]
+        util.write_nonblock(sock, ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+
+    write_error.arbiter_json = True  # type: ignore[attr-defined]
+    util.write_error = write_error
