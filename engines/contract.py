@@ -215,6 +215,12 @@ class Engine:
         """What ``viewer`` (a player id, GM or PUBLIC) may see of the state."""
         raise NotImplementedError
 
+    def closed_view(self, state: State, viewer: Viewer) -> JSON:
+        """What ``viewer`` (never the GM) sees of a finished game whose log stays closed at the end (the GM chose
+        ``reveal_at_end: "rulebook"``): only what the rulebook reveals.  By default the view itself; a game whose
+        view opens hidden parts once it is over leaves them out here."""
+        return self.view(state, viewer)
+
     def shown_outcome(self, state: State, shown: JSON, viewer: Viewer) -> JSON:
         """A recorded outcome as ``viewer`` (never the GM) sees it in the log, given ``shown``: its parts cut to
         that viewer (``redact_outcome``).  A game whose rules show less than what its outcomes record as public

@@ -13,11 +13,12 @@ from engines.canonical import plain_canonical_bytes, same_canonical, sha256_hex
 from engines.contract import RuleError
 from engines.gate import admit
 from engines.rng import Rng
-from eventlog.events import Event, check_chain
+from eventlog.events import GENESIS, Event, check_chain, event_hash
 from replays.fold import (MEMBERSHIP, FoldError, Folding, Record, apply, check_envelope, departed, empty, engine_for,
                           envelope_problem, players_for_engine)
 
 EXPORT_FORMAT = "arbiter-export/1"
+VIEW_FORMAT = "arbiter-view/1"  # one viewer's export of a game whose log stays closed at the end (export_view)
 
 RECOMPUTED = frozenset({"game.started", "phase.resolved", *MEMBERSHIP})
 
@@ -203,6 +204,68 @@ def export_unfoldable(game_id: str, events: list[Event]) -> dict[str, Any]:
     }
 
 
+def export_view(record: Record, shown: list[Event], viewer: str) -> dict[str, Any]:
+    """The log as one viewer may read it (``shown``: every event through ``replays.views.event_for``), for a game
+    whose log stays closed at its end: every event's seq, links and hash, the viewer's own events whole (with
+    their salt).  ``verify`` checks the links and the hash of every whole event, and so the viewer's receipts,
+    without the hidden parts; the outcomes cannot be recomputed (the seed is the GM's)."""
+    return {
+        "format": VIEW_FORMAT,
+        "game_id": record["game_id"],
+        "type": record["type"],
+        "version": record["version"],
+        "status": record["status"],
+        "viewer": viewer,
+        "seed_commitment": record["seed_commitment"],
+        "head_hash": record["head_hash"],
+        "events": shown,
+    }
+
+
+def verify_view(document: dict[str, Any]) -> dict[str, Any]:
+    """Check one viewer's export (``export_view``): every seq and link, and the hash of every event shown whole (an
+    event shown cut has no salt: its hash is taken on trust, linked between its neighbours)."""
+    events = document.get("events")
+    if not isinstance(events, list) or not events:
+        raise ValueError("an export needs a non-empty 'events' list")
+    divergences: list[dict[str, Any]] = []
+    prev, whole = GENESIS, 0
+    for position, event in enumerate(events, start=1):
+        problem = envelope_problem(event)
+        if problem is not None:
+            raise ValueError(f"events[{position - 1}] (seq {position}) is not an event: {problem}")
+        if event.get("seq") != position or event.get("prev_hash") != prev:
+            divergences.append({"seq": position, "check": "hash_chain",
+                                "problem": "the seq or prev_hash does not follow the previous event"})
+            break
+        if "salt" in event:
+            whole += 1
+            try:
+                expected = event_hash(prev, {k: v for k, v in event.items() if k != "hash"})
+            except TypeError:  # not canonical JSON (a float ...): it cannot be the event that was hashed
+                expected = None
+            if event.get("hash") != expected:
+                divergences.append({"seq": position, "check": "hash_chain",
+                                    "problem": "hash does not match the event's content"})
+                break
+        prev = event.get("hash")
+    claimed = document.get("head_hash")
+    if not divergences and claimed is not None and claimed != prev:
+        divergences.append({"seq": len(events), "check": "head_hash",
+                            "problem": "the file's head_hash is not the hash of its last event"})
+    return {
+        "ok": not divergences,
+        "game_id": document.get("game_id"),
+        "events": len(events),
+        "hash_chain": {"ok": not divergences, "first_broken_seq": divergences[0]["seq"] if divergences else None,
+                       "problem": divergences[0]["problem"] if divergences else None, "head_hash": prev,
+                       "whole_events_checked": whole},
+        "outcomes": {"checked": 0, "seed": "not available: the view of one player (a log closed at the end)"},
+        "divergences": divergences,
+        "final": None,
+    }
+
+
 def verify(document: Any) -> dict[str, Any]:
     """Audit an exported file; raises ValueError if it is not an export at all.
 
@@ -210,6 +273,8 @@ def verify(document: Any) -> dict[str, Any]:
     seq that is not a number, a type that is not a string ...) cannot be checked, so it is
     refused the same way (422 from the API, exit 2 from ``arbiter verify``), naming the event.
     """
+    if isinstance(document, dict) and document.get("format") == VIEW_FORMAT:
+        return verify_view(document)
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         raise ValueError(f"not an Arbiter export: 'format' must be {EXPORT_FORMAT!r}")
     events = document.get("events")

@@ -65,6 +65,7 @@ def _created(record: Record, event: Event) -> None:
         options=data["options"],
         deadlines=data["deadlines"],
         resolve_early=data["resolve_early"],
+        reveal_at_end=data.get("reveal_at_end", "everything"),  # logs from before the choice: everything
         seed_commitment=data["seed_commitment"],
         created_at=event["at"],
         status="signup",

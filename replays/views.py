@@ -3,7 +3,8 @@
 Every path out (state, events, replay, export, errors) goes through here.  Sealed
 orders are shown only to their author and the GM; setup and outcome records are cut
 to their public part plus the viewer's private part; everything opens up once the
-game is finished.
+game is finished, unless its GM chose at creation that only what the rules reveal opens
+(``reveal_at_end: "rulebook"``, ``opens_at_end``).
 """
 from __future__ import annotations
 
@@ -18,6 +19,18 @@ from replays.fold import MEMBERSHIP, Record, engine_for
 SEALED_SENDER = "sealed"
 
 
+def opens_at_end(record: Record) -> bool:
+    """Whether the whole log opens to everyone once the game is finished (``reveal_at_end: "everything"``, the
+    default, which lets anyone verify the game), or stays as each viewer saw it, the game's rules revealing what
+    they reveal (``"rulebook"``: the audit, full export and seed stay the GM's)."""
+    return record.get("reveal_at_end", "everything") == "everything"
+
+
+def is_open(record: Record) -> bool:
+    """Finished, and the whole log open to everyone."""
+    return record.get("status") == "finished" and opens_at_end(record)
+
+
 def viewer_of(role: dict[str, Any] | None) -> Viewer:
     if role is None:
         return PUBLIC
@@ -29,7 +42,7 @@ def event_for(record: Record, event: Event, viewer: Viewer) -> Event:
 
     An event shown cut keeps its hash but loses its salt: with the salt, the hidden part
     could be found by hashing every value it might have (eventlog/events.py)."""
-    if record.get("status") == "finished" or viewer == GM:
+    if viewer == GM or is_open(record):
         return event
     shown = _cut(record, event, viewer)
     if shown is event or shown == event:
@@ -68,6 +81,8 @@ def _cut(record: Record, event: Event, viewer: Viewer) -> Event:
         shown = redact_outcome(data["outcome"], viewer, teams_of(record, viewer))
         if record.get("engine") is not None:
             shown = engine.shown_outcome(record["engine"], shown, viewer)
+        if data.get("seed") is not None:  # the end of a game whose log stays closed: the seed is the GM's
+            data = {**data, "seed": None}
         return {**event, "data": {**data, "outcome": shown}}
     return event
 
@@ -107,21 +122,34 @@ def game_for(record: Record, viewer: Viewer, seed: str | None = None) -> dict[st
             for p in record["players"]
         ],
         "phase": phase_view,
-        "state": engine.view(state, viewer) if state is not None else None,
+        "state": _state_view(record, viewer),
         "you": _you(record, viewer),
+        "reveal_at_end": record.get("reveal_at_end", "everything"),
     }
     if record["status"] == "finished":
         body["result"] = record["result"]
-        body["seed"] = record["seed"]
+        if viewer == GM or opens_at_end(record):
+            body["seed"] = record["seed"]
     elif viewer == GM and seed is not None:
         body["seed"] = seed
     return body
 
 
+def _state_view(record: Record, viewer: Viewer) -> Any:
+    """The engine's view; of a finished game whose log stays closed, what its rules reveal (``closed_view``)."""
+    state = record.get("engine")
+    if state is None:
+        return None
+    engine = engine_for(record)
+    if record["status"] == "finished" and viewer != GM and not opens_at_end(record):
+        return engine.closed_view(state, viewer)
+    return engine.view(state, viewer)
+
+
 def options_for(record: Record, options: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     """Options minus those that fix secret draws (shown as "hidden"), unless GM or finished."""
     secret = engine_for(record).secret_options
-    if viewer == GM or record.get("status") == "finished" or not secret & set(options):
+    if viewer == GM or is_open(record) or not secret & set(options):
         return options
     return {k: ("hidden" if k in secret else v) for k, v in options.items()}
 
@@ -129,7 +157,7 @@ def options_for(record: Record, options: dict[str, Any], viewer: Viewer) -> dict
 def fields_for(record: Record, player_id: str, fields: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     """A player's sign-up fields, minus the private ones for anyone but them and the GM."""
     private = engine_for(record).private_join_fields
-    if viewer in (GM, player_id) or record.get("status") == "finished":
+    if viewer in (GM, player_id) or is_open(record):
         return fields
     return {k: v for k, v in fields.items() if k not in private}
 

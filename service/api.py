@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, request
 from engines import registry
 from replays import audit as audits
 from replays.fold import FoldError, Record, apply, empty
-from replays.views import event_for, game_for, viewer_of
+from replays.views import event_for, game_for, opens_at_end, viewer_of
 from service import commands
 from engines.canonical import sha256_hex
 from service.appending import OnTrust, Prefetched
@@ -58,11 +58,21 @@ def _plausible(game_id: str) -> bool:
 def _may_see_everything(record: Record, caller: Caller) -> None:
     if record["status"] != "finished" and not caller.is_gm:
         raise forbidden("The full log is open to the GM, and to everyone once the game is finished.")
+    if _closed_at_end(record, caller):
+        raise forbidden("This game's log stays closed at its end (reveal_at_end: rulebook): the audit and the full "
+                        "export are the GM's. GET …/export gives you the log as you may read it, which `arbiter "
+                        "verify` checks with your receipts.")
 
 
-def _full_log(game_id: str) -> tuple[Record | None, Caller]:
+def _closed_at_end(record: Record, caller: Caller) -> bool:
+    """A finished game whose GM chose that only what its rules reveal opens at the end, read by anyone but the GM."""
+    return record["status"] == "finished" and not caller.is_gm and not opens_at_end(record)
+
+
+def _full_log(game_id: str, own_view: bool = False) -> tuple[Record | None, Caller]:
     """The record and caller for audit and export.  A log that cannot be folded gives (None, GM) to its GM, who
-    needs the audit and the raw events to diagnose it; everyone else gets the corrupt_log error."""
+    needs the audit and the raw events to diagnose it; everyone else gets the corrupt_log error.  ``own_view``:
+    a log closed at the end is let through, for the caller's own view of it."""
     try:
         record = _record(game_id)
     except ApiError as exc:
@@ -73,7 +83,8 @@ def _full_log(game_id: str) -> tuple[Record | None, Caller]:
             raise
         return None, caller
     caller = _caller(game_id)
-    _may_see_everything(record, caller)
+    if not (own_view and _closed_at_end(record, caller)):
+        _may_see_everything(record, caller)
     return record, caller
 
 
@@ -287,9 +298,16 @@ def audit(game_id: str) -> Any:
 
 @v1.get("/games/<game_id>/export")
 def export(game_id: str) -> Any:
-    record, _ = _full_log(game_id)
+    record, caller = _full_log(game_id, own_view=True)
     events = ctx().store.read(game_id)
-    document = audits.export(record, events[: record["seq"]]) if record else audits.export_unfoldable(game_id, events)
+    if record is not None and _closed_at_end(record, caller):
+        viewer = viewer_of(caller.as_role())
+        shown = [event_for(record, event, viewer) for event in events[: record["seq"]]]
+        document = audits.export_view(record, shown, viewer or "public")
+    elif record is None:
+        document = audits.export_unfoldable(game_id, events)
+    else:
+        document = audits.export(record, events[: record["seq"]])
     return reply(document, headers={"Content-Disposition": f'attachment; filename="{game_id}.json"'})
 
 

@@ -60,6 +60,7 @@ def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         "options": options,
         "deadlines": {**engine.default_deadlines, **data["deadlines"]},
         "resolve_early": data["resolve_early"],
+        "reveal_at_end": data["reveal_at_end"],
         "seed_commitment": sha256_hex(seed),
     }
     event = seal(1, GENESIS, "game.created", ANYONE_ACTOR, event_data, salt=new_salt())

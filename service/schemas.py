@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 MAX_SECONDS = 366 * 86400
 MIN_SEED_LENGTH = 32
+REVEAL_AT_END = ("everything", "rulebook")  # replays.views.opens_at_end
 Reason = fields.String(required=True, validate=validate.Length(min=1, max=500),
                        metadata={"description": "Why: shown in the public log."})
 
@@ -24,6 +25,12 @@ class CreateGameSchema(Schema):
                             values=fields.Integer(strict=True, validate=validate.Range(1, MAX_SECONDS)),
                             load_default=dict, metadata={"description": "Seconds per phase name."})
     resolve_early = fields.Boolean(load_default=True)
+    reveal_at_end = fields.String(load_default="everything", validate=validate.OneOf(REVEAL_AT_END), metadata={
+        "description": "What opens to everyone when the game ends. \"everything\" (default): the whole log, audit, "
+                       "export and seed, so anyone can verify the game. \"rulebook\": only what the game's rules "
+                       "reveal (its view and result); the log stays as each viewer saw it during the game, the audit, "
+                       "full export and seed are the GM's, and a player's export (their view of the log) still "
+                       "verifies their own receipts. Recorded in game.created."})
 
 
 def seed_warnings(seed: object) -> list[dict[str, str]]:
@@ -220,6 +227,9 @@ class GameSchema(Schema):
     deadlines = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
                             metadata={"description": "Seconds per phase name."})
     resolve_early = fields.Boolean(required=True)
+    reveal_at_end = fields.String(required=True, validate=validate.OneOf(REVEAL_AT_END), metadata={
+        "description": "What opened to everyone when the game ended: \"everything\" or only what the rules reveal "
+                       "(\"rulebook\"), as chosen at creation."})
     created_at = fields.String(required=True)
     players = fields.List(fields.Nested(GamePlayerSchema), required=True)
     phase = fields.Nested(PhaseSchema, allow_none=True, required=True,

@@ -198,6 +198,15 @@ class ExtremeWays(Engine):
     def view(self, state: State, viewer: Viewer) -> JSON:
         return views.view(state, viewer, self.legal_actions_hint)
 
+    def closed_view(self, state: State, viewer: Viewer) -> JSON:
+        """A finished game whose log stays closed: the rulebook reveals only final locations and gold counts (in
+        ``results`` and the result), so the hidden parts the view opens at the end are left out."""
+        view = self.view(state, viewer)
+        view.pop("hidden", None)
+        if view["elimination"] is not None:  # the Token holders' ballots stay secret
+            view["elimination"].pop("votes", None)
+        return view
+
     def result(self, state: State) -> JSON | None:
         if state["stage"] != "over":
             return None

@@ -113,5 +113,21 @@ def test_everything_is_revealed_once_the_game_is_over() -> None:
     assert [s["player_id"] for s in result["standings"]] == ["p1", "p2"]
 
 
+def test_clarification_a_log_closed_at_the_end_reveals_only_final_locations_and_gold() -> None:
+    """With the platform's reveal_at_end "rulebook" the finished game shows what the rulebook reveals: final
+    locations and gold counts (and the Tokens and EC they decide), not the paths, true moves, bids or ballots."""
+    state = pass_all_bidding(new_game(6, {"bidding_rounds": 2, "rounds": [axis_round(), axis_round()]}))
+    _, state = move_all(state, {"p1": ["A", "A"], "p2": ["B", "B"], "p3": ["C", "C"], "p4": ["D", "D"],
+                                "p5": ["C", "D"], "p6": ["C", "D"]})  # p5 and p6 tie: the Token holders vote
+    state = act(state, "p1", {"type": "ec_vote", "player_id": "p5"})
+    _, state = resolve(state, 20)
+    assert ENGINE.phase(state) is None and "votes" in ENGINE.view(state, PUBLIC)["elimination"]
+    for viewer in (PUBLIC, "p2"):
+        closed = ENGINE.closed_view(state, viewer)
+        assert "hidden" not in closed and "votes" not in closed["elimination"]
+        assert closed["results"]["positions"]["p1"] == [10, 0] and closed["results"]["gold"]["p1"] == 50
+    assert ENGINE.closed_view(state, "p1")["you"]["vote"] == "p5", "a player's own part stays theirs"
+
+
 def test_result_is_none_until_the_end() -> None:
     assert ENGINE.result(new_game(2)) is None
