@@ -4,8 +4,12 @@ player's receipts still verifiable from their own view of the log."""
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import pytest
+
+from cli import main as cli
 
 from replays.audit import verify
 from replays.views import opens_at_end
@@ -89,6 +93,16 @@ def test_rulebook_each_player_can_still_verify_their_own_receipts(api: Api, ctx:
     unlinked["events"][3]["prev_hash"] = "0" * 64
     assert not verify(unlinked)["ok"]
     assert verify(mine) == api.post("/replays/verify", mine)[1]
+
+
+def test_rulebook_arbiter_verify_checks_a_players_receipt_offline(api: Api, ctx: Context, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    game, receipt = _tossed(api, ctx, reveal_at_end="rulebook")
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(api.get(game.path("/export"), game.tokens["p1"])[1]), encoding="utf-8")
+    assert cli.main(["verify", str(path), "--receipt", f"{receipt['seq']}:{receipt['hash']}"]) == 0
+    assert cli.main(["verify", str(path), "--receipt", f"{receipt['seq']}:{'f' * 64}"]) == 1
+    capsys.readouterr()
 
 
 def test_reveal_at_end_is_checked_and_old_games_open_everything(api: Api) -> None:
