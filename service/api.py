@@ -15,7 +15,8 @@ from service.appending import OnTrust, Prefetched
 from eventlog.store import GuardFailed
 from service.auth import Caller, KnownTokens, TokenLookup, caller_for, scope_of
 from runtime.context import Context
-from service.errors import ApiError, corrupt_log, forbidden, not_found
+from service import listing
+from service.errors import ApiError, corrupt_log, forbidden, not_found, unauthorized
 from service.http import client_address, int_arg, json_body, reply
 from service.schemas import GM_ACTIONS, seed_warnings
 
@@ -56,6 +57,9 @@ def _plausible(game_id: str) -> bool:
 
 
 def _may_see_everything(record: Record, caller: Caller) -> None:
+    if record["status"] != "finished" and caller.role == "public":
+        raise unauthorized("The full log is open to the GM (send the GM's token), and to everyone once the game is "
+                           "finished.")
     if record["status"] != "finished" and not caller.is_gm:
         raise forbidden("The full log is open to the GM, and to everyone once the game is finished.")
     if _closed_at_end(record, caller):
@@ -92,6 +96,14 @@ def _seed_for(record: Record, caller: Caller) -> str | None:
     if record["status"] == "finished":
         return record["seed"]
     return ctx().store.private_field(record["game_id"], "seed") if caller.is_gm else None
+
+
+@v1.after_request
+def _challenge(response: Any) -> Any:
+    """Every 401 says how to authenticate (RFC 6750), whichever route or check refused the token."""
+    if response.status_code == 401:
+        response.headers.setdefault("WWW-Authenticate", 'Bearer realm="arbiter"')
+    return response
 
 
 @v1.get("/health")
@@ -351,3 +363,45 @@ def verify() -> Any:
         return reply(audits.verify(document))
     except ValueError as exc:
         raise ApiError(422, "not_an_export", str(exc), {"format": [str(exc)]}) from exc
+
+
+
+
+# -- lists of games ---------------------------------------------------------------------------------
+
+@v1.get("/games")
+def list_games() -> Any:
+    limit = int_arg("limit", 20, 1, 100)
+    args = request.args
+    return reply(listing.list_games(ctx(), args.get("type"), args.get("status"), args.get("after"), limit or 20))
+
+
+@v1.post("/me/games")
+def my_games() -> Any:
+    """Tokens come in the body (many at once, never in a URL that logs keep)."""
+    return reply(listing.my_games(ctx(), json_body(), client_address()))
+
+
+# -- each game type's typed operations (service/openapi.py): the generic ones, for games of that type --------
+
+def _of_type(game_type: str, game_id: str) -> None:
+    if _record(game_id)["type"] != game_type:
+        raise not_found(f"No {game_type} game {game_id!r}.")
+
+
+@v1.get("/game-types/<game_type>/games/<game_id>")
+def typed_game(game_type: str, game_id: str) -> Any:
+    _of_type(game_type, game_id)
+    return game(game_id)
+
+
+@v1.post("/game-types/<game_type>/games/<game_id>/players")
+def typed_join(game_type: str, game_id: str) -> Any:
+    _of_type(game_type, game_id)
+    return join(game_id)
+
+
+@v1.post("/game-types/<game_type>/games/<game_id>/actions")
+def typed_act(game_type: str, game_id: str) -> Any:
+    _of_type(game_type, game_id)
+    return act(game_id)

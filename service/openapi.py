@@ -1,8 +1,18 @@
-"""The OpenAPI document, generated from the same marshmallow schemas that validate."""
+"""The OpenAPI document, generated from the same marshmallow schemas that validate, and from what each
+registered engine declares (orders, sign-up fields, views, results, hints, outcomes), so a game type is
+typed the day it is registered and nothing published can drift from the code that uses it.
+
+Every game type gets its own tag and typed operations under ``/v1/game-types/{name}/games/...`` (read the
+game with a typed state and result, join with its sign-up fields, send one of its orders: a union of its
+order schemas discriminated by ``type``); the generic operations under ``/v1/games`` serve every type.
+Operations a token is optional for declare no ``security`` (so a generated client calls them anonymously)
+and say in their description that a bearer token shows more.
+"""
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
@@ -16,7 +26,7 @@ from service.http import reply
 
 ERRORS = {
     400: "The body is not JSON or not an object.",
-    401: "A token is missing or unknown.",
+    401: "A token is missing or unknown (the response carries WWW-Authenticate: Bearer).",
     403: "The token may not do this.",
     404: "Unknown game or resource.",
     409: "Not allowed now (phase closed, deadline passed, not your turn, game not running).",
@@ -28,11 +38,15 @@ ERRORS = {
          "not help, its GM can read the audit and the export).",
 }
 
-
 NO_STORE = {"/v1/game-types", "/v1/replays/verify"}  # answered without the event store
+OPTIONAL_TOKEN = ("A bearer token is optional: without one the caller is the public; a player's token or the "
+                  "GM's shows what that role may see.")
 
 RESPONSE_SCHEMAS = ("ErrorBody", "Error", "CreatedGame", "Joined", "Receipt", "Accepted", "Event", "EventsPage",
-                    "Audit", "Game", "Phase", "GamePlayer", "You", "Health")
+                    "Audit", "Game", "Phase", "GamePlayer", "You", "Health", "Started", "Replay", "ReplayFrame",
+                    "Export", "Report", "GameTypes", "GameType", "GameSummary", "GamesPage", "MyGames", "MyGame",
+                    "RefusedToken", "Warning", "Started", "OpenedPhase", "ListedPhase", "PlayerCounts", "ByOption",
+                    "ActionInfo")
 
 
 def _converter() -> OpenAPIConverter:
@@ -41,11 +55,36 @@ def _converter() -> OpenAPIConverter:
 
 
 def options_json_schema(engine: Engine) -> dict[str, Any]:
-    return _converter().schema2jsonschema(engine.options_schema)
+    return _clean(_converter().schema2jsonschema(engine.options_schema))
+
+
+def join_json_schema(engine: Engine) -> dict[str, Any]:
+    """The body that joins a game of this type: a name plus the type's own sign-up fields (others get 422)."""
+    body = _converter().schema2jsonschema(engine.join_schema) if engine.join_schema else {
+        "type": "object", "properties": {}, "additionalProperties": False}
+    body["properties"] = {"name": {"type": "string", "minLength": 1, "maxLength": 60}, **body.get("properties", {})}
+    body["required"] = ["name", *body.get("required", [])]
+    for field in engine.gm_join_fields:
+        body["properties"][field]["description"] = "Only the GM may set this (with the GM's token)."
+    body["example"] = {"name": "Ann"}
+    return _clean(body)
+
+
+def pascal(name: str) -> str:
+    """``extreme-ways`` -> ``ExtremeWays``, ``gm.set_garnets`` -> ``GmSetGarnets``: component names."""
+    return "".join(part[:1].upper() + part[1:] for part in name.replace(".", "-").replace("_", "-").split("-"))
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
 
 
 def _json(schema: str) -> dict[str, Any]:
-    return {"application/json": {"schema": schema}}
+    return {"application/json": {"schema": _ref(schema)}}
+
+
+def _body(schema: str, example: Any) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": _ref(schema), "example": example}}}
 
 
 def _responses(ok: int, schema: str, *errors: int) -> dict[str, Any]:
@@ -53,11 +92,18 @@ def _responses(ok: int, schema: str, *errors: int) -> dict[str, Any]:
 
 
 def _errors(*codes: int) -> dict[str, Any]:
-    return {str(code): {"description": ERRORS[code], "content": _json("Error")} for code in codes}
+    out = {}
+    for code in codes:
+        out[str(code)] = {"description": ERRORS[code], "content": _json("Error")}
+        if code == 401:
+            out[str(code)]["headers"] = {"WWW-Authenticate": {
+                "description": "Bearer, as RFC 6750 asks.", "schema": {"type": "string"}}}
+    return out
 
 
 def _game_id() -> dict[str, Any]:
-    return {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    return {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"},
+            "example": "g0123456789abcdef"}
 
 
 def _query(name: str, description: str, minimum: int = 0, maximum: int = 2**53) -> dict[str, Any]:
@@ -65,34 +111,222 @@ def _query(name: str, description: str, minimum: int = 0, maximum: int = 2**53) 
             "schema": {"type": "integer", "minimum": minimum, "maximum": maximum}}
 
 
-def _action_schemas(spec: APISpec) -> list[dict[str, Any]]:
-    """Every order of every game, each a schema with its ``type`` constant."""
-    converter = _converter()
-    variants = []
-    seen: set[str] = set()
-    for name in registry.names():
-        engine = registry.latest(name)
-        for action in engine.actions.values():
-            component = f"{name}.{action.name}"
-            if component in seen:
-                continue
-            seen.add(component)
-            body = converter.schema2jsonschema(action.schema)
-            body.setdefault("properties", {})
-            body["properties"]["type"] = {"type": "string", "enum": [action.name]}
-            body["properties"]["on_behalf_of"] = {"type": "string", "nullable": True,
-                                                  "description": "GM only: the player whose order this is."}
-            body["required"] = sorted({"type", *body.get("required", [])})
-            body["description"] = f"{engine.meta.title}: {action.description}".strip()
-            spec.components.schema(component, body)
-            variants.append({"$ref": f"#/components/schemas/{component}"})
-    for gm_action, schema in schemas.GM_ACTIONS.items():
-        body = converter.schema2jsonschema(schema)
-        body.setdefault("properties", {})["type"] = {"type": "string", "enum": [gm_action]}
-        body["required"] = sorted({"type", *body.get("required", [])})
-        spec.components.schema(gm_action, body)
-        variants.append({"$ref": f"#/components/schemas/{gm_action}"})
-    return variants
+def _idempotency() -> dict[str, Any]:
+    return {"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string"},
+            "description": "A retry with the same key (per token, at least 24 "
+            "hours) gets the first answer again instead of acting twice."}
+
+
+def _order(engine: Engine | None, name: str, schema: Any, description: str, example: Any) -> dict[str, Any]:
+    body = _converter().schema2jsonschema(schema)
+    body.setdefault("properties", {})["type"] = {"type": "string", "enum": [name]}
+    body["required"] = sorted({"type", *body.get("required", [])})
+    body["description"] = f"{engine.meta.title}: {description}".strip() if engine else description
+    body["example"] = {"type": name, **dict(example)}
+    return body
+
+
+def _gm_orders() -> dict[str, dict[str, Any]]:
+    """The platform's orders, the same in every game: the GM's actions and a player's own ``quit``."""
+    examples = {"gm.extend_deadline": {"seconds": 3600, "reason": "Holiday"}, "gm.eject": {
+        "player_id": "p2", "reason": "Left the forum"}, schemas.QUIT: {}}
+    out = {}
+    for name, schema in [*schemas.GM_ACTIONS.items(), (schemas.QUIT, schemas.QuitSchema)]:
+        what = "A player leaves the game (the game's rules say what follows)." if name == schemas.QUIT else (
+            f"GM: {name[3:].replace('_', ' ')}.")
+        out[pascal(name)] = _order(None, name, schema, what, examples.get(name, {"reason": "Forum vote"}))
+    return out
+
+
+def _game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """One game type's components: its options, sign-up body, orders and their union, view, result, hint,
+    outcome and its Game (the generic Game with a typed state and result)."""
+    p = pascal(engine.meta.name)
+    out: dict[str, dict[str, Any]] = {f"{p}Options": options_json_schema(engine), f"{p}Join": join_json_schema(engine)}
+    mapping = {}
+    for action in engine.actions.values():
+        body = _order(engine, action.name, action.schema, action.description, action.example)
+        if action.actor == "player":
+            body["properties"]["on_behalf_of"] = {"type": "string", "description": "GM only: the player whose "
+                                                  "order this is."}
+        out[f"{p}{pascal(action.name)}"] = _clean(body)
+        mapping[action.name] = f"#/components/schemas/{p}{pascal(action.name)}"
+    mapping.update({name: f"#/components/schemas/{pascal(name)}" for name in [*schemas.GM_ACTIONS, schemas.QUIT]})
+    out[f"{p}Action"] = {"oneOf": [{"$ref": ref} for ref in mapping.values()], "description": f"Any order of "
+                         f"{engine.meta.title}, by its type.", "discriminator": {"propertyName": "type",
+                                                                                 "mapping": mapping}}
+    declared = {"View": engine.view_schema, "Result": engine.result_schema, "Hint": engine.hint_schema,
+                "Outcome": engine.outcome_schema}
+    for kind, schema in declared.items():
+        out[f"{p}{kind}"] = copy.deepcopy(dict(schema)) if schema is not None else {
+            "type": "object", "description": f"{engine.meta.title} declares no {kind.lower()} schema yet."}
+    if engine.view_schema is not None:  # the hint and result the view embeds are named, not inlined twice
+        out[f"{p}View"] = _lift(engine.view_schema, {id(engine.hint_schema): f"{p}Hint",
+                                                      id(engine.result_schema): f"{p}Result"})
+    typed = copy.deepcopy(game)
+    typed["properties"]["state"] = {"allOf": [_ref(f"{p}View")], "nullable": True, "description": "The game's "
+                                    "state as the caller may see it; null before the start."}
+    typed["properties"]["result"] = {"allOf": [_ref(f"{p}Result")], "nullable": True, "description": "Once the "
+                                     "game is finished."}
+    out[f"{p}Game"] = typed
+    return out
+
+
+def _lift(schema: Any, names: dict[int, str]) -> Any:
+    """A copy of ``schema`` with each sub-schema that *is* one of ``names`` (the same object) as a $ref."""
+    if id(schema) in names:
+        return _ref(names[id(schema)])
+    if isinstance(schema, dict):
+        return {k: _lift(v, names) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_lift(v, names) for v in schema]
+    return schema
+
+
+def _clean(schema: Any) -> Any:
+    """apispec's output made generator-friendly: ``enum: [..., null]`` loses its null (``nullable`` says it,
+    and a generator otherwise makes two enums of one), and a field defaulting to null says it takes null."""
+    if isinstance(schema, dict):
+        out = {k: _clean(v) for k, v in schema.items()}
+        if isinstance(out.get("enum"), list) and None in out["enum"]:
+            # OpenAPI 3.0.3: an enum without null refuses null even when nullable, so the enum moves one level in.
+            values = {"type": out.pop("type", "string"), "enum": [v for v in out.pop("enum") if v is not None]}
+            out.update(anyOf=[values], nullable=True)
+        if "default" in out and out["default"] is None and not out.get("nullable"):
+            out["nullable"] = True  # marshmallow lets a field whose load_default is None take null
+            if "enum" in out:
+                out.update(anyOf=[{"type": out.pop("type", "string"), "enum": out.pop("enum")}])
+        _spare_the_parsers_local(out)
+        return out
+    if isinstance(schema, list):
+        return [_clean(v) for v in schema]
+    return schema
+
+
+def _spare_the_parsers_local(schema: dict[str, Any]) -> None:
+    """openapi-python-client parses every model into a local named ``d``, so a property ``D`` (Extreme Ways'
+    option D of a GM-fixed round) breaks the code it generates.  Such a property of a closed object is published
+    as its ``additionalProperties`` instead (still required, the same schema; other unknown names still get 422)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or schema.get("additionalProperties", False) not in (False, {}):
+        return
+    for name in [n for n in properties if n.lower() == "d"][:1]:
+        schema["additionalProperties"] = properties.pop(name)
+        schema["description"] = (schema.get("description", "") + f" {name}: under additionalProperties (a name "
+                                 "generated clients use for a variable of their own).").strip()
+
+
+def _platform_schemas(spec: APISpec) -> None:
+    for name in ("Error", "CreateGame", "CreatedGame", "Joined", "Accepted", "Event", "EventsPage", "Audit", "Game",
+                 "Health", "Started", "Replay", "ReplayFrame", "Export", "Report", "GameTypes", "GameSummary",
+                 "GamesPage", "MyGamesRequest", "MyGames"):
+        if name not in spec.components.schemas:  # registered already as a nested schema of one before it
+            spec.components.schema(name, schema=getattr(schemas, f"{name}Schema"))
+
+
+def _paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
+    gid = [_game_id()]
+    token = [{"bearer": []}]
+    first = registry.names()[0] if registry.names() else "extreme-ways"
+    yield "/v1/health", {"get": {"operationId": "getHealth", "tags": ["Service"], "summary": "Service and store "
+                                 "health", "responses": _responses(200, "Health")}}
+    yield "/v1/game-types", {"get": {"operationId": "listGameTypes", "tags": ["Game types"], "summary": "Every "
+                                     "game type with its options, sign-up fields, player counts and orders",
+                                     "responses": _responses(200, "GameTypes")}}
+    yield "/v1/games", {
+        "post": {"operationId": "createGame", "tags": ["Games"], "summary": "Create a game (with the admin token "
+                 "if the server has one)", "requestBody": _body("CreateGame", {"type": first, "name": "Friday "
+                                                                                "game", "deadlines": {}}),
+                 "responses": _responses(201, "CreatedGame", 400, 401, 413, 422)},
+        "get": {"operationId": "listGames", "tags": ["Games"], "summary": "Games, newest first, public fields "
+                "only; filter by type and status, page with after=next_after", "parameters": [
+                    {"name": "type", "in": "query", "required": False, "schema": {
+                        "type": "string", "enum": [e.meta.name for e in engines]}},
+                    {"name": "status", "in": "query", "required": False, "schema": {
+                        "type": "string", "enum": ["signup", "running", "paused", "finished"]}},
+                    {"name": "after", "in": "query", "required": False, "schema": {"type": "string"},
+                     "description": "The next_after of the previous page."},
+                    _query("limit", "At most this many (1-100, default 20)", 1, 100)],
+                "responses": _responses(200, "GamesPage", 422)}}
+    yield "/v1/me/games", {"post": {
+        "operationId": "listMyGames", "tags": ["Games"], "summary": "The games of many tokens at once (a bot "
+        "recovering after a restart)", "description": "Each token is given with its game (tokens belong to one "
+        "game each) in the body, never in a URL; up to 100. Tokens that are not valid are listed under refused "
+        "and count toward that game's throttle like any bad token.",
+        "requestBody": _body("MyGamesRequest", {"tokens": [{"game_id": "g0123456789abcdef", "token": "..."}]}),
+        "responses": _responses(200, "MyGames", 400, 413, 422)}}
+    yield "/v1/games/{game_id}", {"get": {"operationId": "getGame", "tags": ["Games"], "summary": "The game as the "
+                                          "caller may see it (any type; see the typed getters per game type)",
+                                          "description": OPTIONAL_TOKEN, "parameters": gid,
+                                          "responses": _responses(200, "Game", 401, 404)}}
+    yield "/v1/games/{game_id}/players", {"post": {
+        "operationId": "joinGame", "tags": ["Games"], "summary": "Join a game (the GM may register players and set "
+        "GM-only fields)", "description": "The body is the type's own (see the typed join per game type); unknown "
+        "fields get 422. " + OPTIONAL_TOKEN, "parameters": gid, "requestBody": _body("Join", {"name": "Ann"}),
+        "responses": _responses(201, "Joined", 400, 401, 403, 404, 409, 413, 422)}}
+    yield "/v1/games/{game_id}/start", {"post": {
+        "operationId": "startGame", "tags": ["Games"], "summary": "Close sign-up and open the first phase (GM)",
+        "parameters": gid + [_idempotency()], "security": token,
+        "responses": _responses(200, "Started", 400, 401, 403, 404, 409, 413)}}
+    yield "/v1/games/{game_id}/actions", {"post": {
+        "operationId": "submitAction", "tags": ["Games"], "summary": "Send an order (players) or a GM action, of "
+        "any game type (see the typed operation per game type)", "parameters": gid + [_idempotency()],
+        "security": token, "requestBody": _body("Action", {"type": "gm.pause", "reason": "Holiday"}),
+        "responses": _responses(202, "Accepted", 400, 401, 403, 404, 409, 413, 422)}}
+    yield "/v1/games/{game_id}/events", {"get": {
+        "operationId": "listEvents", "tags": ["Games"], "summary": "The log, redacted for the caller",
+        "description": OPTIONAL_TOKEN, "parameters": gid + [
+            _query("after", "Only events with a larger seq (0-2^53; past the end: an empty page)"),
+            _query("limit", "At most this many (1-1000)", 1, 1000)],
+        "responses": _responses(200, "EventsPage", 401, 404, 422)}}
+    yield "/v1/games/{game_id}/replay", {"get": {
+        "operationId": "getReplay", "tags": ["Games"], "summary": "The caller's view after each event, or at one seq",
+        "description": "With at: one frame (seq, event, view). Otherwise frames after `after`. `at` and `after` "
+        "are each at most the log's last seq (422 beyond it). " + OPTIONAL_TOKEN, "parameters": gid + [
+            _query("at", "One seq (422 beyond the log)", 1), _query("after", "Frames after this seq (422 beyond "
+                                                                           "the log)"),
+            _query("limit", "Frames (1-500)", 1, 500)],
+        "responses": _responses(200, "Replay", 401, 404, 422)}}
+    for part, op, schema, summary in [("audit", "auditGame", "Audit", "Re-fold and check everything"),
+                                      ("export", "exportGame", "Export", "The whole log, self-contained")]:
+        yield f"/v1/games/{{game_id}}/{part}", {"get": {
+            "operationId": op, "tags": ["Games"], "summary": f"{summary} (GM, or anyone once finished)",
+            "description": "Without a token before the end: 401; with a player's token: 403.", "parameters": gid,
+            "responses": _responses(200, schema, 401, 403, 404)}}
+    yield "/v1/games/{game_id}/report", {"get": {
+        "operationId": "getReport", "tags": ["Games"], "summary": "The turn report, for games that have one",
+        "description": OPTIONAL_TOKEN, "parameters": gid + [
+            _query("round", "Round number (default: latest)", 1, 10_000),
+            {"name": "format", "in": "query", "required": False,
+             "schema": {"type": "string", "enum": ["json", "text", "markdown", "bbcode"]}}],
+        "responses": _responses(200, "Report", 401, 404, 409, 422)}}
+    yield "/v1/replays/verify", {"post": {"operationId": "verifyExport", "tags": ["Games"], "summary": "Verify an "
+                                          "exported log offline", "requestBody": _body("ExportFile", {
+                                              "format": "arbiter-export/1", "game_id": "g0123456789abcdef",
+                                              "events": []}),
+                                          "responses": _responses(200, "Audit", 400, 413, 422)}}
+    for engine in engines:
+        yield from _typed_paths(engine, gid, token)
+
+
+def _typed_paths(engine: Engine, gid: list[dict[str, Any]], token: list[dict[str, Any]]) -> Iterator[
+        tuple[str, dict[str, Any]]]:
+    """A game type's own operations: the same routes as the generic ones, typed; a game of another type is 404."""
+    p, title, base = pascal(engine.meta.name), engine.meta.title, f"/v1/game-types/{engine.meta.name}/games"
+    example = next((a for a in engine.actions.values() if a.actor == "player"), None)
+    yield f"{base}/{{game_id}}", {"get": {
+        "operationId": f"get{p}Game", "tags": [title], "summary": f"A {title} game as the caller may see it",
+        "description": OPTIONAL_TOKEN, "parameters": gid, "responses": _responses(200, f"{p}Game", 401, 404)}}
+    yield f"{base}/{{game_id}}/players", {"post": {
+        "operationId": f"join{p}Game", "tags": [title], "summary": f"Join a {title} game",
+        "description": OPTIONAL_TOKEN, "parameters": gid, "requestBody": _body(f"{p}Join", {"name": "Ann"}),
+        "responses": _responses(201, "Joined", 400, 401, 403, 404, 409, 413, 422)}}
+    yield f"{base}/{{game_id}}/actions", {"post": {
+        "operationId": f"submit{p}Action", "tags": [title], "summary": f"Send a {title} order or a GM action",
+        "parameters": gid + [_idempotency()], "security": token,
+        "requestBody": _body(f"{p}Action", {"type": example.name, **dict(example.example)} if example else {
+            "type": "gm.pause", "reason": "Holiday"}),
+        "responses": _responses(202, "Accepted", 400, 401, 403, 404, 409, 413, 422)}}
 
 
 @lru_cache(maxsize=1)
@@ -104,77 +338,40 @@ def document() -> dict[str, Any]:
         info={"description": "An automated game master for deadline-driven play-by-post games."},
         plugins=[MarshmallowPlugin()],
     )
-    spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    for name in ("Error", "CreateGame", "CreatedGame", "Joined", "Accepted", "Event", "EventsPage", "Audit", "Game",
-                 "Health"):
-        spec.components.schema(name, schema=getattr(schemas, f"{name}Schema"))
-    spec.components.schema("Action", {"oneOf": _action_schemas(spec)})
-    spec.components.schema("Join", {"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 60}}, "additionalProperties": True,
-        "description": "A name plus the game type's own sign-up fields (see /v1/game-types)."})
-    spec.components.schema("Any", {"type": "object", "additionalProperties": True})
-    secured = [{}, {"bearer": []}]
-    gid = [_game_id()]
-    paths: list[tuple[str, dict[str, Any]]] = [
-        ("/v1/health", {"get": {"summary": "Service and store health", "responses": _responses(200, "Health")}}),
-        ("/v1/game-types", {"get": {"summary": "Every game type with its options and orders",
-                                    "responses": _responses(200, "Any")}}),
-        ("/v1/games", {"post": {"summary": "Create a game",
-                                "requestBody": {"required": True, "content": _json("CreateGame")},
-                                "responses": _responses(201, "CreatedGame", 400, 401, 413, 422)}}),
-        ("/v1/games/{game_id}", {"get": {"summary": "The game as the caller may see it", "parameters": gid,
-                                         "security": secured, "responses": _responses(200, "Game", 401, 404)}}),
-        ("/v1/games/{game_id}/players", {"post": {
-            "summary": "Join a game (the GM may register players and set GM-only fields)", "parameters": gid,
-            "security": secured, "requestBody": {"required": True, "content": _json("Join")},
-            "responses": _responses(201, "Joined", 400, 401, 403, 404, 409, 413, 422)}}),
-        ("/v1/games/{game_id}/start", {"post": {"summary": "Close sign-up and open the first phase (GM)",
-                                                "parameters": gid, "security": secured,
-                                                "responses": _responses(200, "Any", 400, 401, 403, 404, 409, 413)}}),
-        ("/v1/games/{game_id}/actions", {"post": {
-            "summary": "Send an order (players) or a GM action", "parameters": gid + [
-                {"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string"}}],
-            "security": secured, "requestBody": {"required": True, "content": _json("Action")},
-            "responses": _responses(202, "Accepted", 400, 401, 403, 404, 409, 413, 422)}}),
-        ("/v1/games/{game_id}/events", {"get": {
-            "summary": "The log, redacted for the caller", "parameters": gid + [
-                _query("after", "Only events with a larger seq"),
-                _query("limit", "At most this many (1-1000)", 1, 1000)],
-            "security": secured, "responses": _responses(200, "EventsPage", 401, 404, 422)}}),
-        ("/v1/games/{game_id}/replay", {"get": {
-            "summary": "The caller's view after each event, or at one seq", "parameters": gid + [
-                _query("at", "One seq (422 beyond the log)", 1), _query("after", "Frames after this seq"),
-                _query("limit", "Frames (1-500)", 1, 500)],
-            "security": secured, "responses": _responses(200, "Any", 401, 404, 422)}}),
-        ("/v1/games/{game_id}/audit", {"get": {"summary": "Re-fold and check everything (GM, or anyone once finished)",
-                                               "parameters": gid, "security": secured,
-                                               "responses": _responses(200, "Audit", 401, 403, 404)}}),
-        ("/v1/games/{game_id}/export", {"get": {"summary": "The whole log, self-contained",
-                                                "parameters": gid, "security": secured,
-                                                "responses": _responses(200, "Any", 401, 403, 404)}}),
-        ("/v1/games/{game_id}/report", {"get": {
-            "summary": "The turn report, for games that have one", "parameters": gid + [
-                _query("round", "Round number (default: latest)", 1, 10_000),
-                {"name": "format", "in": "query", "required": False,
-                 "schema": {"type": "string", "enum": ["json", "text", "markdown", "bbcode"]}}],
-            "security": secured, "responses": _responses(200, "Any", 401, 404, 409, 422)}}),
-        ("/v1/replays/verify", {"post": {"summary": "Verify an exported log offline",
-                                         "requestBody": {"required": True, "content": _json("Any")},
-                                         "responses": _responses(200, "Audit", 400, 413, 422)}}),
-    ]
-    for path, operations in paths:
+    spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer", "description": "A game's "
+                                               "GM or player token (or the server's admin token to create games)."})
+    _platform_schemas(spec)
+    engines = registry.all_latest()
+    for name, body in _gm_orders().items():
+        spec.components.schema(name, _clean(body))
+    game = spec.to_dict()["components"]["schemas"]["Game"]
+    game.pop("additionalProperties", None)
+    for engine in engines:
+        for name, body in _game_schemas(engine, game).items():
+            spec.components.schema(name, body)
+    spec.components.schema("Action", {"anyOf": [_ref(f"{pascal(e.meta.name)}Action") for e in engines],
+                                      "description": "An order of any game type (the game's type decides)."})
+    spec.components.schema("ExportFile", {"type": "object", "additionalProperties": True, "description": "A file "
+                                          "from exportGame (an Export), taken as it is: whatever is wrong with it "
+                                          "is what the audit reports (422 only for what is no export at all)."})
+    spec.components.schema("Join", {"anyOf": [_ref(f"{pascal(e.meta.name)}Join") for e in engines],
+                                    "description": "A name plus the game type's own sign-up fields."})
+    for path, operations in _paths(engines):
         for operation in operations.values():
             # Any token is checked against the throttle; anything that reads the store can find it unreachable.
-            extra = ([429] if "security" in operation else []) + ([503] if path not in NO_STORE else [])
+            extra = ([429] if "401" in operation["responses"] else []) + ([503] if path not in NO_STORE else [])
             operation["responses"].update(_errors(*extra))
         spec.path(path=path, operations=operations)
-    document = spec.to_dict()
+    document = _clean(spec.to_dict())
     # Responses may grow new fields (the API promises to extend freely): only request
     # bodies are closed to unknown properties.
     for name in RESPONSE_SCHEMAS:
         document["components"]["schemas"][name].pop("additionalProperties", None)
         for prop in document["components"]["schemas"][name].get("properties", {}).values():
             _nullable_ref(prop)
+    document["components"]["schemas"]["CreateGame"]["properties"]["type"]["enum"] = [e.meta.name for e in engines]
+    document["tags"] = [{"name": "Service"}, {"name": "Game types"}, {"name": "Games", "description": "Every game "
+                        "type"}, *({"name": e.meta.title, "description": e.meta.summary} for e in engines)]
     return document
 
 
@@ -191,19 +388,29 @@ def register_openapi(app: Flask) -> None:
     app.add_url_rule("/v1/openapi.json", "openapi", lambda: reply(document()))
 
 
+def players(engine: Engine) -> dict[str, Any]:
+    """The player counts a client can trust: the engine's own declaration where they depend on the options."""
+    if engine.player_counts is not None:
+        return copy.deepcopy(dict(engine.player_counts))
+    return {"min": engine.meta.min_players, "max": engine.meta.max_players, "by_option": []}
+
+
 def describe(engine: Engine) -> dict[str, Any]:
-    """A game type as ``GET /v1/game-types`` lists it: its declared facts and its orders."""
+    """A game type as ``GET /v1/game-types`` lists it: its declared facts, sign-up fields and orders."""
     m = engine.meta
     return {
         "name": m.name,
         "title": m.title,
         "version": m.version,
         "summary": m.summary,
-        "players": {"min": m.min_players, "max": m.max_players},
+        "players": players(engine),
         "turn_based": m.turn_based,
         "hidden_information": m.hidden_information,
         "late_joins": m.late_joins,
         "default_deadlines": dict(engine.default_deadlines),
+        "join_schema": join_json_schema(engine),
+        "gm_join_fields": sorted(engine.gm_join_fields),
+        "private_join_fields": sorted(engine.private_join_fields),
         "actions": [
             {
                 "type": a.name,
@@ -213,6 +420,7 @@ def describe(engine: Engine) -> dict[str, Any]:
                 "phases": list(a.phases),
                 "description": a.description,
                 "example": dict(a.example),
+                "schema": f"{pascal(m.name)}{pascal(a.name)}",
             }
             for a in engine.actions.values()
         ],

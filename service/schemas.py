@@ -5,11 +5,23 @@ from datetime import datetime, timedelta
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from replays.fold import FOLDS
+
 MAX_SECONDS = 366 * 86400
 MIN_SEED_LENGTH = 32
 REVEAL_AT_END = ("everything", "rulebook")  # replays.views.opens_at_end
 Reason = fields.String(required=True, validate=validate.Length(min=1, max=500),
                        metadata={"description": "Why: shown in the public log."})
+
+
+class StrictBoolean(fields.Boolean):
+    """true or false only: marshmallow's Boolean also takes 0, 1, "yes" ..., which the document (type: boolean)
+    does not allow."""
+
+    def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
 
 
 class CreateGameSchema(Schema):
@@ -24,7 +36,7 @@ class CreateGameSchema(Schema):
     deadlines = fields.Dict(keys=fields.String(),
                             values=fields.Integer(strict=True, validate=validate.Range(1, MAX_SECONDS)),
                             load_default=dict, metadata={"description": "Seconds per phase name."})
-    resolve_early = fields.Boolean(load_default=True)
+    resolve_early = StrictBoolean(load_default=True)
     reveal_at_end = fields.String(load_default="everything", validate=validate.OneOf(REVEAL_AT_END), metadata={
         "description": "What opens to everyone when the game ends. \"everything\" (default): the whole log, audit, "
                        "export and seed, so anyone can verify the game. \"rulebook\": only what the game's rules "
@@ -109,15 +121,21 @@ class ErrorSchema(Schema):
     error = fields.Nested(ErrorBodySchema, required=True)
 
 
+class WarningSchema(Schema):
+    code = fields.String(required=True, metadata={"example": "weak_seed"})
+    field = fields.String(required=True)
+    message = fields.String(required=True)
+
+
 class CreatedGameSchema(Schema):
     game_id = fields.String(required=True)
     gm_token = fields.String(required=True)
     seed_commitment = fields.String(required=True)
     type = fields.String(required=True)
     version = fields.String(required=True)
-    status = fields.String(required=True)
-    deadlines = fields.Dict(required=True)
-    warnings = fields.List(fields.Dict(), required=True, metadata={
+    status = fields.String(required=True, validate=validate.OneOf(["signup"]))
+    deadlines = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    warnings = fields.List(fields.Nested(WarningSchema), required=True, metadata={
         "description": "Things the GM should know, each {code, field, message}; e.g. weak_seed for a seed shorter "
                        f"than {MIN_SEED_LENGTH} characters."})
 
@@ -134,7 +152,7 @@ class ReceiptSchema(Schema):
     seq = fields.Integer(required=True)
     hash = fields.String(required=True)
     prev_hash = fields.String(required=True)
-    at = fields.String(required=True)
+    at = fields.String(required=True, metadata={"format": "date-time"})
 
 
 class AcceptedSchema(Schema):
@@ -143,14 +161,23 @@ class AcceptedSchema(Schema):
     receipt = fields.Nested(ReceiptSchema, required=True)
 
 
+EVENT_TYPES = tuple(sorted(FOLDS))  # every event the fold knows
+
+
 class EventSchema(Schema):
     seq = fields.Integer(required=True)
-    type = fields.String(required=True)
-    actor = fields.String(required=True)
-    at = fields.String(required=True)
-    data = fields.Dict(required=True)
+    type = fields.String(required=True, validate=validate.OneOf(EVENT_TYPES))
+    actor = fields.String(required=True, metadata={"description": "A player id, gm, arbiter (the worker) or anyone."})
+    at = fields.String(required=True, metadata={"format": "date-time"})
+    data = fields.Dict(required=True, metadata={
+        "description": "By type: the order (action.submitted: {phase, action} or, sealed from you, {phase, "
+                       "sealed: true}), the setup or outcome record (game.started, phase.resolved and membership "
+                       "changes: {public, private, secret}, cut to what you may see; see each game type's "
+                       "Outcome schema), the sign-up (player.joined) or the GM's reason."})
     prev_hash = fields.String(required=True)
     hash = fields.String(required=True)
+    salt = fields.String(metadata={"description": "128 random bits hashed with the event; shown only to those who "
+                                                 "see the whole event (everyone once the game is over)."})
 
 
 class EventsPageSchema(Schema):
@@ -177,8 +204,9 @@ class PhaseSchema(Schema):
     number = fields.Integer(required=True, metadata={"description": "Counts the game's phases from 1; each "
                                                                     "resolution opens the next number."})
     deadline = fields.String(required=True, allow_none=True, metadata={
-        "description": "ISO 8601 UTC in whole seconds (2030-06-01T12:00:00Z): an order is on time up to and "
-                       "including this instant. Null while the game is paused."})
+        "format": "date-time", "description": "ISO 8601 UTC in whole seconds (2030-06-01T12:00:00Z): an order is "
+                                              "on time up to and including this instant. Null while the game is "
+                                              "paused."})
     actors = fields.List(fields.String(), required=True, metadata={"description": "Player ids who may act now."})
     awaiting = fields.List(fields.String(), required=True, metadata={
         "description": "Player ids whose orders are still missing; when empty (and resolve_early is on) the phase "
@@ -230,16 +258,173 @@ class GameSchema(Schema):
     reveal_at_end = fields.String(required=True, validate=validate.OneOf(REVEAL_AT_END), metadata={
         "description": "What opened to everyone when the game ended: \"everything\" or only what the rules reveal "
                        "(\"rulebook\"), as chosen at creation."})
-    created_at = fields.String(required=True)
+    created_at = fields.String(required=True, metadata={"format": "date-time"})
     players = fields.List(fields.Nested(GamePlayerSchema), required=True)
     phase = fields.Nested(PhaseSchema, allow_none=True, required=True,
                           metadata={"description": "Null before the start and after the end."})
-    state = fields.Raw(allow_none=True, required=True, metadata={"description": "The game's state as the caller "
-                                                                                "may see it (see /v1/game-types)."})
+    state = fields.Dict(allow_none=True, required=True, metadata={
+        "description": "The game's state as the caller may see it; typed per game type by the typed getters "
+                       "(getExtremeWaysGame ...)."})
     you = fields.Nested(YouSchema, required=True, metadata={"description": "Who the token says the caller is."})
-    result = fields.Raw(allow_none=True, metadata={"description": "Once the game is finished."})
+    result = fields.Dict(allow_none=True, metadata={"description": "Once the game is finished."})
 
 
 class HealthSchema(Schema):
     status = fields.String(required=True)
     store = fields.Dict(required=True)
+
+
+class StartedSchema(Schema):
+    seq = fields.Integer(required=True)
+    hash = fields.String(required=True)
+    receipt = fields.Nested(ReceiptSchema, required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["running"]))
+    phase = fields.Nested(Schema.from_dict({
+        "number": fields.Integer(required=True), "name": fields.String(required=True),
+        "deadline": fields.String(required=True, metadata={"format": "date-time"})}, name="OpenedPhase"),
+        required=True)
+
+
+class ReplayFrameSchema(Schema):
+    seq = fields.Integer(required=True)
+    event = fields.Nested(EventSchema, required=True)
+    view = fields.Nested(GameSchema, required=True, allow_none=True, metadata={
+        "description": "The game as the caller sees it after this event (null before the game exists)."})
+
+
+class ReplaySchema(Schema):
+    """``at`` given: one frame (seq, event, view); otherwise a page of frames."""
+
+    game_id = fields.String(required=True)
+    frames = fields.List(fields.Nested(ReplayFrameSchema), metadata={"description": "Without at."})
+    next_after = fields.Integer(allow_none=True, metadata={"description": "Without at: the next page's after."})
+    seq = fields.Integer(metadata={"description": "With at."})
+    event = fields.Nested(EventSchema, metadata={"description": "With at."})
+    view = fields.Nested(GameSchema, allow_none=True, metadata={"description": "With at."})
+
+
+class ExportSchema(Schema):
+    format = fields.String(required=True)
+    game_id = fields.String(required=True)
+    type = fields.String(allow_none=True)
+    version = fields.String(allow_none=True)
+    status = fields.String(allow_none=True, metadata={"description": "signup, running, paused, finished, or "
+                                                                   "corrupt for a log that cannot be folded."})
+    seed = fields.String(allow_none=True, metadata={"description": "Once the game is finished."})
+    seed_commitment = fields.String(allow_none=True)
+    head_hash = fields.String(allow_none=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class ReportSchema(Schema):
+    game_id = fields.String(required=True)
+    round = fields.Integer(required=True, allow_none=True)
+    format = fields.String(required=True, validate=validate.OneOf(["json", "text", "markdown", "bbcode"]))
+    report = fields.Raw(required=True, metadata={"anyOf": [{"type": "object"}, {"type": "string"}], "description":
+                                                 "The JSON report (format json), or the text ready to paste."})
+
+
+class ByOptionSchema(Schema):
+    option = fields.String(required=True)
+    value = fields.String(required=True)
+    min = fields.Integer(required=True)
+    max = fields.Integer(required=True)
+
+
+class PlayerCountsSchema(Schema):
+    min = fields.Integer(required=True, metadata={"description": "With the default options."})
+    max = fields.Integer(required=True, metadata={"description": "With the default options."})
+    by_option = fields.List(fields.Nested(ByOptionSchema), required=True, metadata={
+        "description": "Other counts an option value brings (e.g. a variant for fewer players)."})
+
+
+class ActionInfoSchema(Schema):
+    type = fields.String(required=True)
+    actor = fields.String(required=True, validate=validate.OneOf(["player", "gm"]))
+    sealed = fields.Boolean(required=True)
+    team_sees = fields.Boolean(required=True)
+    phases = fields.List(fields.String(), required=True)
+    description = fields.String(required=True)
+    example = fields.Dict(required=True)
+    schema = fields.String(required=True, metadata={"description": "The order's schema in /v1/openapi.json."})
+
+
+class GameTypeSchema(Schema):
+    name = fields.String(required=True)
+    title = fields.String(required=True)
+    version = fields.String(required=True)
+    versions = fields.List(fields.String(), required=True)
+    summary = fields.String(required=True)
+    players = fields.Nested(PlayerCountsSchema, required=True)
+    turn_based = fields.Boolean(required=True)
+    hidden_information = fields.Boolean(required=True)
+    late_joins = fields.Boolean(required=True)
+    default_deadlines = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    options_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the options."})
+    join_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the join body: name and "
+                                                                     "the type's sign-up fields."})
+    gm_join_fields = fields.List(fields.String(), required=True, metadata={"description": "Only the GM sets these."})
+    private_join_fields = fields.List(fields.String(), required=True, metadata={
+        "description": "Shown only to that player and the GM until the end."})
+    actions = fields.List(fields.Nested(ActionInfoSchema), required=True)
+
+
+class GameTypesSchema(Schema):
+    game_types = fields.List(fields.Nested(GameTypeSchema), required=True)
+
+
+GAME_STATUSES = ("signup", "running", "paused", "finished")
+
+
+class ListedPhaseSchema(Schema):
+    name = fields.String(required=True)
+    number = fields.Integer(required=True)
+    deadline = fields.String(required=True, allow_none=True, metadata={"format": "date-time"})
+
+
+class GameSummarySchema(Schema):
+    """A game as lists show it: only what anyone may see."""
+
+    game_id = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+    type = fields.String(required=True)
+    version = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(GAME_STATUSES))
+    created_at = fields.String(required=True, metadata={"format": "date-time"})
+    players = fields.Integer(required=True, metadata={"description": "Players still in the game."})
+    max_players = fields.Integer(required=True)
+    open_to_join = fields.Boolean(required=True, metadata={"description": "Sign-up open with a seat free, or "
+                                                                         "running and taking late players."})
+    phase = fields.Nested(ListedPhaseSchema, required=True, allow_none=True)
+
+
+class GamesPageSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    next_after = fields.String(required=True, allow_none=True, metadata={
+        "description": "Pass as after for the next page; null at the end."})
+
+
+class HeldTokenSchema(Schema):
+    game_id = fields.String(required=True, validate=validate.Length(1, 64))
+    token = fields.String(required=True, validate=validate.Length(1, 200))
+
+
+class MyGamesRequestSchema(Schema):
+    tokens = fields.List(fields.Nested(HeldTokenSchema), required=True, validate=validate.Length(1, 100))
+
+
+class MyGameSchema(Schema):
+    game = fields.Nested(GameSummarySchema, required=True)
+    you = fields.Nested(YouSchema, required=True)
+    awaiting_you = fields.Boolean(required=True, metadata={"description": "The open phase waits for your order."})
+
+
+class RefusedTokenSchema(Schema):
+    index = fields.Integer(required=True, metadata={"description": "Its place in the request's tokens."})
+    game_id = fields.String(required=True)
+    error = fields.Nested(ErrorBodySchema, required=True)
+
+
+class MyGamesSchema(Schema):
+    games = fields.List(fields.Nested(MyGameSchema), required=True)
+    refused = fields.List(fields.Nested(RefusedTokenSchema), required=True)

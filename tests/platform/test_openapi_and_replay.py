@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Flask
 
+from engines import registry
 from service.app import create_app
 from runtime.context import Context
 from tests.platform.conftest import Game
@@ -13,13 +14,16 @@ def test_openapi_lists_every_route_the_app_serves(api: Api, ctx: Context) -> Non
     status, doc = api.get("/openapi.json")
     assert status == 200 and doc["openapi"].startswith("3.")
     app: Flask = create_app(ctx)
-    served = {rule.rule.replace("<game_id>", "{game_id}") for rule in app.url_map.iter_rules()
-              if rule.rule.startswith("/v1/") and rule.rule != "/v1/openapi.json"}
+    rules = {rule.rule.replace("<game_id>", "{game_id}") for rule in app.url_map.iter_rules()
+             if rule.rule.startswith("/v1/") and rule.rule != "/v1/openapi.json"}
+    # Each game type's typed operations are one route with the type in the path.
+    served = {path.replace("<game_type>", name) for path in rules for name in registry.names()}
     assert served == set(doc["paths"])
-    actions = doc["components"]["schemas"]["Action"]["oneOf"]
-    refs = {a["$ref"].rsplit("/", 1)[1] for a in actions}
-    assert {"extreme-ways.bid", "gm.pause", "gm.eject"} <= refs
-    bid = doc["components"]["schemas"]["extreme-ways.bid"]
+    actions = doc["components"]["schemas"]["ExtremeWaysAction"]
+    refs = {a["$ref"].rsplit("/", 1)[1] for a in actions["oneOf"]}
+    assert {"ExtremeWaysBid", "GmPause", "GmEject", "Quit"} <= refs
+    assert actions["discriminator"]["mapping"]["bid"].endswith("/ExtremeWaysBid")
+    bid = doc["components"]["schemas"]["ExtremeWaysBid"]
     assert "amount" in bid["properties"] and "type" in bid["required"]
 
 

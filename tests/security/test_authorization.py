@@ -48,7 +48,9 @@ def _read_status(state: str, suffix: str, kind: str, has_report: bool) -> int:
     if kind in ("stranger", "other_gm"):
         return 401
     if suffix in ("/audit", "/export"):
-        return 200 if kind == "gm" or state == "finished" else 403
+        if kind == "gm" or state == "finished":
+            return 200
+        return 401 if kind == "none" else 403  # no token: say a token is needed (issue 19)
     if suffix == "/report":
         if not has_report:
             return 404
