@@ -24,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--port", type=int, default=8000)
     up.add_argument("--data", default="data", help="folder for the embedded Redis's AOF files")
     up.add_argument("--redis-port", type=int, default=None)
+    up.add_argument("--stream-port", type=int, default=8001, help="where the stream process listens")
 
     api = sub.add_parser("api", help="serve the REST API with gunicorn")
     api.add_argument("--host", default="127.0.0.1")
@@ -35,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("--no-sweeper", action="store_true")
     worker.add_argument("--class", dest="worker_class", choices=["simple", "fork"], default="simple")
     worker.add_argument("--name", default=None)
+
+    stream = sub.add_parser("stream", help="serve live event streams (SSE and NDJSON) from an asyncio process")
+    stream.add_argument("--host", default="127.0.0.1")
+    stream.add_argument("--port", type=int, default=8001)
 
     sweep = sub.add_parser("sweep", help="re-queue overdue phases (once, or every second)")
     sweep.add_argument("--once", action="store_true")
@@ -90,8 +95,11 @@ def cmd_up(args: argparse.Namespace) -> int:
         subprocess.Popen([sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS, "--bind", f"{args.host}:{args.port}",
                           "service.wsgi:app"], env=env),
         subprocess.Popen([sys.executable, "-m", "cli.main", "worker"], env=env),
+        subprocess.Popen([sys.executable, "-m", "cli.main", "stream", "--host", args.host,
+                          "--port", str(args.stream_port)], env=env),
     ]
     print(f"Arbiter API listening on http://{args.host}:{args.port}/v1 (OpenAPI at /v1/openapi.json); "
+          f"live streams on http://{args.host}:{args.stream_port}/v1/games/{{id}}/stream; "
           "worker with scheduler and sweeper running. Ctrl-C stops everything.", flush=True)
     stopping = False
 
@@ -148,6 +156,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     runner.run(_context(), burst=args.burst, with_scheduler=not args.no_scheduler,
                with_sweeper=not args.no_sweeper, worker_class=args.worker_class, name=args.name)
+    return 0
+
+
+def cmd_stream(args: argparse.Namespace) -> int:
+    from streams.server import serve
+
+    serve(args.host, args.port)
     return 0
 
 
@@ -259,6 +274,7 @@ COMMANDS = {
     "api": cmd_api,
     "worker": cmd_worker,
     "sweep": cmd_sweep,
+    "stream": cmd_stream,
     "rebuild": cmd_rebuild,
     "verify": cmd_verify,
     "simulate": cmd_simulate,

@@ -77,3 +77,29 @@ def batch_jobs(second: int) -> str:
 def batch_alive(second: int) -> str:
     """Exists while a job is draining that second's batch (refreshed on every pop)."""
     return f"{PREFIX}:due:{second}:alive"
+
+
+# Following games live (streams/, runtime/webhooks.py).
+def stream_ticket(game_id: str, ticket_digest: str) -> str:
+    """A one-time stream ticket (its SHA-256), holding the stored role of the token it was issued to; 60 s."""
+    return f"{PREFIX}:{{{game_id}}}:stream-ticket:{ticket_digest}"
+
+
+def webhooks(game_id: str) -> str:
+    """The game's webhooks: hook id -> its registration (URL, secret, viewer, owner's token digest)."""
+    return f"{PREFIX}:{{{game_id}}}:webhooks"
+
+
+def webhook_state(game_id: str, hook_id: str) -> str:
+    """A hook's delivery state: the last seq delivered, attempts, last error, when to try again."""
+    return f"{PREFIX}:{{{game_id}}}:webhook:{hook_id}:state"
+
+
+def webhook_log(game_id: str, hook_id: str) -> str:
+    """A hook's delivery log, newest first (capped)."""
+    return f"{PREFIX}:{{{game_id}}}:webhook:{hook_id}:log"
+
+
+def webhook_lock(game_id: str, hook_id: str) -> str:
+    """Held by the one job delivering a hook's events, so they leave in seq order."""
+    return f"{PREFIX}:{{{game_id}}}:webhook:{hook_id}:lock"

@@ -365,6 +365,9 @@ def verify() -> Any:
         raise ApiError(422, "not_an_export", str(exc), {"format": [str(exc)]}) from exc
 
 
+from service import live  # noqa: E402,F401  (stream tickets and webhooks add their routes to v1)
+
+
 
 
 # -- lists of games ---------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # A package may import its own layer's packages or lower ones; service and workers are peers that
 # never import each other (they meet in runtime/: settings, connections, the queue).
-LAYER = {"engines": 0, "eventlog": 0, "replays": 1, "runtime": 2, "service": 3, "workers": 3, "cli": 4, "bench": 4}
+LAYER = {"engines": 0, "eventlog": 0, "replays": 1, "runtime": 2, "service": 3, "workers": 3, "streams": 3, "cli": 4,
+         "bench": 4}
 PEERS_APART = {frozenset({"service", "workers"})}
 
 

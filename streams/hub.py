@@ -1,0 +1,220 @@
+"""The fan-out: one subscription to the append notices per stream process, shared by every follower in it.
+
+Every append publishes its event on ``keys.APPENDED`` (``eventlog/append.lua``).  The hub keeps, for each game
+someone here follows, a ``Feed``: the game's record folded up to the last event it passed on.  A notice for a
+followed game whose event is the next one is folded into that record and offered to the game's followers,
+redacted once per distinct viewer (a few per game however many follow it) with ``replays.views.event_for``,
+the same function ``/events`` uses.  A notice that skips ahead (one was lost, or the subscription was made
+afresh) makes the feed read what it missed from the stream first: the log is the truth, notices only wake
+the hub.  So each follower gets every event exactly once, in ``seq`` order, or is told to go (and resumes).
+
+A follower is a bounded queue.  One that falls ``MAX_BEHIND`` events behind (a dead or slow client) is
+dropped, not waited for: it costs the others nothing and its memory is capped.  Its client resumes with
+``Last-Event-ID`` / ``after`` and loses nothing.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import orjson
+from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import RedisError
+
+from engines.contract import Viewer
+from eventlog import keys
+from eventlog.events import Event
+from replays.fold import Record, fold
+from replays.views import event_for
+from runtime.context import Context
+
+log = logging.getLogger("arbiter.streams")
+
+MAX_BEHIND = 256       # events queued for one follower before it is dropped
+RETRY_S = 1.0          # between attempts to subscribe again
+END = object()         # the game is over: after its last event, the stream ends
+DROPPED = object()     # the follower fell too far behind
+
+
+@dataclass(eq=False)
+class Follower:
+    """One open stream: its viewer and what is waiting to be written to it."""
+
+    viewer: Viewer
+    queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(MAX_BEHIND + 1))
+    dropped: bool = False
+
+    def offer(self, item: Any) -> None:
+        if self.dropped:
+            return
+        if self.queue.qsize() >= MAX_BEHIND and item is not END:
+            self.dropped = True
+            while not self.queue.empty():  # free what it will never read
+                self.queue.get_nowait()
+            item = DROPPED
+        self.queue.put_nowait(item)
+
+
+@dataclass(eq=False)
+class Feed:
+    """A game followed in this process: its record as of ``record["seq"]`` and who follows it."""
+
+    game_id: str
+    record: Record | None = None
+    followers: set[Follower] = field(default_factory=set)
+    pending: list[Event] = field(default_factory=list)   # notices heard while the record was loading
+    loaded: asyncio.Event = field(default_factory=asyncio.Event)
+    catching_up: bool = False
+
+    @property
+    def seq(self) -> int:
+        return self.record["seq"] if self.record else 0
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.record) and self.record["status"] == "finished"
+
+
+def shown(record: Record, event: Event, viewer: Viewer) -> bytes:
+    """One event as ``viewer`` may see it, as the JSON both formats carry."""
+    return orjson.dumps(event_for(record, event, viewer), option=orjson.OPT_SORT_KEYS)
+
+
+class Hub:
+    """Every feed of this process and the one subscription that moves them on."""
+
+    def __init__(self, context: Context, on_append: Callable[[str, int], None] | None = None) -> None:
+        self.context = context
+        self.feeds: dict[str, Feed] = {}
+        self.on_append = on_append  # told of every append heard (the webhook kicks)
+        self.subscribed = asyncio.Event()
+        self.notices = 0
+
+    # -- followers ------------------------------------------------------------------------------------
+    async def follow(self, game_id: str, viewer: Viewer) -> tuple[Feed | None, Follower]:
+        """Join the game's feed (made and loaded on its first follower).  The follower receives every event after
+        ``feed.seq`` as of this call's return; what came before, the caller reads from the store.
+        None: no such game."""
+        follower = Follower(viewer)
+        feed = self.feeds.get(game_id)
+        if feed is None:
+            feed = self.feeds[game_id] = Feed(game_id)
+            feed.followers.add(follower)
+            try:
+                record = await asyncio.to_thread(self.context.loader.load, game_id)
+            except BaseException:
+                self._drop_feed(feed)
+                raise
+            if record is None:
+                self._drop_feed(feed)
+                return None, follower
+            feed.record = record
+            feed.loaded.set()
+            pending, feed.pending = feed.pending, []
+            for event in pending:
+                self._offer(feed, event)
+        else:
+            feed.followers.add(follower)
+            await feed.loaded.wait()
+            if feed.record is None:
+                return None, follower
+        return feed, follower
+
+    def leave(self, feed: Feed | None, follower: Follower) -> None:
+        if feed is None:
+            return
+        feed.followers.discard(follower)
+        if not feed.followers and self.feeds.get(feed.game_id) is feed:
+            del self.feeds[feed.game_id]
+
+    def _drop_feed(self, feed: Feed) -> None:
+        if self.feeds.get(feed.game_id) is feed:
+            del self.feeds[feed.game_id]
+        feed.loaded.set()
+
+    @property
+    def followers(self) -> int:
+        return sum(len(feed.followers) for feed in self.feeds.values())
+
+    # -- the subscription -----------------------------------------------------------------------------
+    async def run(self) -> None:
+        """Hear every append, for as long as the process runs; a lost subscription is made again after a second,
+        and every feed then reads what it missed meanwhile."""
+        first = True
+        while True:
+            client = AsyncRedis.from_url(self.context.settings.redis_url, socket_connect_timeout=2)
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(keys.APPENDED)
+                self.subscribed.set()
+                if not first:
+                    for feed in list(self.feeds.values()):
+                        self._catch_up_soon(feed)
+                first = False
+                async for message in pubsub.listen():
+                    if message.get("type") == "message":
+                        self._heard(message["data"])
+            except (RedisError, OSError) as exc:
+                self.subscribed.clear()
+                log.warning("lost the append notices (%s); retrying in %.0f s", type(exc).__name__, RETRY_S)
+            finally:
+                await pubsub.aclose()
+                await client.aclose()
+            await asyncio.sleep(RETRY_S)
+
+    def _heard(self, notice: bytes) -> None:
+        try:
+            seq_text, game_text, stored = notice.split(b" ", 2)
+            game_id, seq = game_text.decode(), int(seq_text)
+        except ValueError:
+            return
+        self.notices += 1
+        if self.on_append is not None:
+            self.on_append(game_id, seq)
+        feed = self.feeds.get(game_id)
+        if feed is None:
+            return
+        event = orjson.loads(stored)
+        if not feed.loaded.is_set():
+            feed.pending.append(event)
+        else:
+            self._offer(feed, event)
+
+    def _offer(self, feed: Feed, event: Event) -> None:
+        """Fold the next event and hand it to every follower; an event from further on first brings what lies
+        between from the store; one already passed on is ignored."""
+        if feed.record is None or event["seq"] <= feed.seq:
+            return
+        if event["seq"] > feed.seq + 1 or event["prev_hash"] != feed.record["head_hash"]:
+            self._catch_up_soon(feed)
+            return
+        feed.record = fold([event], feed.record)
+        by_viewer: dict[Viewer, tuple[int, bytes]] = {}
+        for follower in list(feed.followers):
+            item = by_viewer.get(follower.viewer)
+            if item is None:
+                item = by_viewer[follower.viewer] = (event["seq"], shown(feed.record, event, follower.viewer))
+            follower.offer(item)
+        if feed.finished:
+            for follower in list(feed.followers):
+                follower.offer(END)
+
+    def _catch_up_soon(self, feed: Feed) -> None:
+        if not feed.catching_up and feed.loaded.is_set():
+            feed.catching_up = True
+            asyncio.get_running_loop().create_task(self._catch_up(feed))
+
+    async def _catch_up(self, feed: Feed) -> None:
+        try:
+            while feed.record is not None and not feed.finished:
+                missed = await asyncio.to_thread(self.context.store.read, feed.game_id, feed.seq, 500)
+                for event in missed:
+                    self._offer(feed, event)
+                if len(missed) < 500:
+                    break
+        except (RedisError, OSError) as exc:
+            log.warning("a feed could not catch up (%s); the next notice tries again", type(exc).__name__)
+        finally:
+            feed.catching_up = False

@@ -1,0 +1,207 @@
+"""The stream process: ``GET /v1/games/{id}/stream``, each follower's view of every new event as it is appended.
+
+An asyncio server (aiohttp), apart from the API's gunicorn workers: a follower is an open connection and a
+small queue here, never a request thread there, so the order path keeps its workers however many follow.
+One subscription to the append notices per process feeds every follower (``streams/hub.py``).
+
+Two formats, by ``Accept`` (or ``?format=sse|ndjson``): ``text/event-stream`` (SSE: ``id:`` is the event's
+seq, so a browser's EventSource resumes with ``Last-Event-ID``; ``event: end`` when the game is over) and
+``application/x-ndjson`` (the default: one event per line, a last line ``{"end": ...}``).  Heartbeats (an SSE
+comment, an empty NDJSON line) keep idle connections open through proxies.
+
+Who follows: ``Authorization: Bearer`` (a bot, a script), a one-time ``?ticket=`` from
+``POST /v1/games/{id}/stream-tickets`` (a browser's EventSource, which cannot send headers; service/tickets.py),
+or nobody (the public).  The access log names the path only, never the query string.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from typing import Any
+
+import orjson
+from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
+
+from engines.contract import Viewer
+from replays.views import viewer_of
+from runtime.config import Settings
+from runtime.context import Context, use
+from service.auth import caller_for
+from service.errors import ApiError, unauthorized
+from service.tickets import redeem
+from streams.hub import DROPPED, END, Hub, shown
+
+log = logging.getLogger("arbiter.streams")
+
+HEARTBEAT_S = float(os.environ.get("ARBITER_STREAM_HEARTBEAT", "15"))
+WRITE_TIMEOUT_S = 30.0   # a client that takes no bytes for this long is let go
+PAGE = 500               # events read from the store at a time while catching a follower up
+SSE, NDJSON = "text/event-stream", "application/x-ndjson"
+CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Authorization, Last-Event-ID",
+        "Access-Control-Allow-Methods": "GET, OPTIONS", "Access-Control-Max-Age": "600"}
+HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
+
+
+class PathOnlyLog(AbstractAccessLogger):
+    """Access log lines with the path, never the query (which may hold a stream ticket)."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        self.logger.info('%s "%s %s" %s %.3fs', request.remote, request.method, request.path, response.status, time)
+
+
+def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None,
+           headers: dict[str, str] | None = None) -> web.Response:
+    body = orjson.dumps({"error": {"code": code, "message": message, "details": details or {}}},
+                        option=orjson.OPT_SORT_KEYS)
+    return web.Response(body=body, status=status, content_type="application/json", headers={**CORS, **(headers or {})})
+
+
+def _format(request: web.Request) -> str | None:
+    wanted = request.query.get("format")
+    if wanted is not None:
+        return {"sse": SSE, "ndjson": NDJSON}.get(wanted)
+    accept = request.headers.get("Accept", "")
+    return SSE if SSE in accept else NDJSON
+
+
+def _after(request: web.Request) -> int | None:
+    raw = request.headers.get("Last-Event-ID") or request.query.get("after") or "0"
+    return int(raw) if raw.isdigit() and len(raw) <= 16 else None
+
+
+def _plausible(game_id: str) -> bool:
+    return 1 <= len(game_id) <= 64 and all(c.isalnum() or c in "-_" for c in game_id)
+
+
+async def _viewer(request: web.Request, context: Context, game_id: str) -> Viewer:
+    ticket = request.query.get("ticket")
+    if ticket is not None:
+        caller = await asyncio.to_thread(redeem, context.store, game_id, ticket)
+        if caller is None:
+            raise unauthorized("This stream ticket is unknown, spent or expired; ask for another "
+                               "(POST /v1/games/{id}/stream-tickets).")
+    else:
+        caller = await asyncio.to_thread(caller_for, context.store, game_id, request.headers.get("Authorization"),
+                                         request.remote or "-")
+    return viewer_of(caller.as_role())
+
+
+def _frame(fmt: str, seq: int, body: bytes) -> bytes:
+    return b"id: %d\ndata: %s\n\n" % (seq, body) if fmt == SSE else body + b"\n"
+
+
+def _end(fmt: str, seq: int, reason: str) -> bytes:
+    body = orjson.dumps({"end": {"reason": reason, "seq": seq}})
+    return b"event: end\ndata: %s\n\n" % body if fmt == SSE else body + b"\n"
+
+
+async def stream(request: web.Request) -> web.StreamResponse:
+    hub = request.app[HUB]
+    context = hub.context
+    game_id = request.match_info["game_id"]
+    fmt, after = _format(request), _after(request)
+    if fmt is None:
+        return _error(422, "invalid", "'format' must be sse or ndjson.", {"format": ["Must be sse or ndjson."]})
+    if after is None:
+        return _error(422, "invalid", "'after' (or Last-Event-ID) must be a whole number of at least 0.",
+                      {"after": ["Must be a whole number."]})
+    if not _plausible(game_id):
+        return _error(404, "not_found", f"No game {game_id!r}.")
+    try:
+        viewer = await _viewer(request, context, game_id)
+    except ApiError as exc:
+        headers = {**exc.headers, **({"WWW-Authenticate": 'Bearer realm="arbiter"'} if exc.status == 401 else {})}
+        return _error(exc.status, exc.code, exc.message, exc.details, headers)
+    feed, follower = await hub.follow(game_id, viewer)
+    try:
+        if feed is None or feed.record is None:
+            return _error(404, "not_found", f"No game {game_id!r}.")
+        record, upto = feed.record, feed.seq   # the follower's queue holds everything after ``upto``
+        if feed.finished and after >= upto and fmt == SSE:
+            return web.Response(status=204, headers=CORS)  # an EventSource reconnecting to a finished game stops
+        response = web.StreamResponse(headers={**CORS, "Content-Type": f"{fmt}; charset=utf-8",
+                                               "Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        last = after
+        if fmt == SSE:
+            await response.write(b"retry: 2000\n\n")
+        while last < upto:  # what was missed, from the log, judged by the game as it stands
+            page = await asyncio.to_thread(context.store.read, game_id, last, min(PAGE, upto - last))
+            if not page:
+                break
+            chunk = b"".join(_frame(fmt, e["seq"], shown(record, e, viewer)) for e in page)
+            await asyncio.wait_for(response.write(chunk), WRITE_TIMEOUT_S)
+            last = page[-1]["seq"]
+        if feed.finished:
+            await response.write(_end(fmt, upto, "finished"))
+            return response
+        await _follow(response, follower, fmt, last)
+        return response
+    except (ConnectionError, asyncio.TimeoutError):
+        return web.Response(status=499)
+    finally:
+        hub.leave(feed, follower)
+
+
+async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: int) -> None:
+    heartbeat = b": heartbeat\n\n" if fmt == SSE else b"\n"
+    while True:
+        try:
+            item = await asyncio.wait_for(follower.queue.get(), HEARTBEAT_S)
+        except asyncio.TimeoutError:
+            await asyncio.wait_for(response.write(heartbeat), WRITE_TIMEOUT_S)
+            continue
+        if item is DROPPED:
+            return  # too far behind: the client resumes from its last seq
+        if item is END:
+            await response.write(_end(fmt, last, "finished"))
+            return
+        seq, body = item
+        if seq <= last:
+            continue
+        await asyncio.wait_for(response.write(_frame(fmt, seq, body)), WRITE_TIMEOUT_S)
+        last = seq
+
+
+async def preflight(request: web.Request) -> web.Response:
+    return web.Response(status=204, headers=CORS)
+
+
+async def health(request: web.Request) -> web.Response:
+    hub = request.app[HUB]
+    body = {"status": "ok" if hub.subscribed.is_set() else "starting", "followers": hub.followers,
+            "games": len(hub.feeds), "notices": hub.notices}
+    return web.Response(body=orjson.dumps(body), content_type="application/json", headers=CORS)
+
+
+def create_app(context: Context, hub: Hub | None = None) -> web.Application:
+    app = web.Application()
+    app[HUB] = hub or Hub(context)
+
+    async def subscription(app: web.Application) -> Any:
+        task = asyncio.create_task(app[HUB].run())
+        yield
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    app.cleanup_ctx.append(subscription)
+    app.router.add_get("/v1/games/{game_id}/stream", stream)
+    app.router.add_route("OPTIONS", "/v1/games/{game_id}/stream", preflight)
+    app.router.add_get("/v1/stream-health", health)
+    return app
+
+
+def serve(host: str = "127.0.0.1", port: int = 8001) -> None:
+    """Run the stream process until it is stopped (``arbiter stream``)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    context = Context(Settings.from_env())
+    use(context)
+    # handler_cancellation: a client that hangs up is let go at once (its follower leaves the feed), not at the
+    # next write.
+    web.run_app(create_app(context), host=host, port=port,
+                access_log_class=PathOnlyLog, handler_cancellation=True, shutdown_timeout=2,
+                print=lambda text: print(text, flush=True))
