@@ -41,6 +41,15 @@ def main(argv: list[str] | None = None) -> int:
     stream.add_argument("--host", default="127.0.0.1")
     stream.add_argument("--port", type=int, default=8001)
 
+    follow = sub.add_parser("follow", help="print a game's events as they happen")
+    follow.add_argument("game")
+    follow.add_argument("--token", default=os.environ.get("ARBITER_TOKEN"),
+                        help="a player's or the GM's token (default: $ARBITER_TOKEN; none: the public view)")
+    follow.add_argument("--url", default=os.environ.get("ARBITER_STREAM_URL", "http://127.0.0.1:8001/v1"),
+                        help="the stream process's base URL (default: $ARBITER_STREAM_URL or %(default)s)")
+    follow.add_argument("--after", type=int, default=0, help="start after this seq (default: the whole log)")
+    follow.add_argument("--json", action="store_true", help="print each event as JSON")
+
     sweep = sub.add_parser("sweep", help="re-queue overdue phases (once, or every second)")
     sweep.add_argument("--once", action="store_true")
 
@@ -166,6 +175,13 @@ def cmd_stream(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_follow(args: argparse.Namespace) -> int:
+    """Print a game's events as they happen, until it ends (exit 0) or the stream cannot be had (exit 1)."""
+    from streams.follow import follow
+
+    return follow(args.url, args.game, args.token, args.after, args.json)
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     import threading
 
@@ -275,6 +291,7 @@ COMMANDS = {
     "worker": cmd_worker,
     "sweep": cmd_sweep,
     "stream": cmd_stream,
+    "follow": cmd_follow,
     "rebuild": cmd_rebuild,
     "verify": cmd_verify,
     "simulate": cmd_simulate,
