@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+from datetime import datetime, timezone
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Iterator
@@ -26,6 +28,8 @@ from eventlog import keys
 from eventlog.events import GENESIS, Event
 
 IDEMPOTENCY_TTL = 48 * 3600  # the API promises at least 24 hours
+ROLLBACKS = "arbiter:rollbacks"  # logs found to have gone back (a Redis rollback), newest kept, for /v1/health
+ROLLBACKS_KEPT = 100
 
 
 def _append_call(
@@ -245,6 +249,19 @@ class EventStore:
         """Every game in the store, found from the streams themselves (the truth)."""
         for key in self.redis.scan_iter(match=keys.EVENTS_PATTERN, count=500):
             yield keys.game_id_of_events_key(_text(key))
+
+    # -- logs that went back ---------------------------------------------------------
+    def note_rollback(self, game_id: str, from_seq: int, to_seq: int) -> None:
+        """Remember that a game's log was found to have gone back from ``from_seq`` to ``to_seq``."""
+        at = time.time()
+        entry = orjson.dumps({"game_id": game_id, "from_seq": from_seq, "to_seq": to_seq,
+                              "at": datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="seconds")})
+        self.redis.zadd(ROLLBACKS, {entry: at})
+        self.redis.zremrangebyrank(ROLLBACKS, 0, -ROLLBACKS_KEPT - 1)
+
+    def rollbacks(self, since: float) -> list[dict[str, Any]]:
+        """The rollbacks noted since ``since`` (a Unix time), newest first."""
+        return [orjson.loads(entry) for entry in self.redis.zrevrangebyscore(ROLLBACKS, "+inf", since)]
 
     # -- credentials ---------------------------------------------------------------
     def private_field(self, game_id: str, field: str) -> str | None:

@@ -191,6 +191,11 @@ def _resumed(record: Record, event: Event) -> None:
         _own_phase(record)["deadline"] = deadline
 
 
+def _rolled_back(record: Record, event: Event) -> None:
+    """``log.rolled_back``: the store lost the log's last events (a Redis rollback); the platform says so in the
+    log, from which seq to which (replays/loader.py).  Nothing else changes: the game goes on from what is left."""
+
+
 def _phase(spec: dict[str, Any]) -> dict[str, Any]:
     if type(spec["number"]) is not int or not isinstance(spec["name"], str):
         raise ValueError("a phase has a whole number and a name")
@@ -217,6 +222,7 @@ FOLDS: dict[str, Callable[[Record, Event], None]] = {
     "gm.resume": _resumed,
     "gm.eject": _ejected,
     "player.quit": _quit,
+    "log.rolled_back": _rolled_back,
 }
 
 

@@ -6,9 +6,18 @@ most that many.  ``load_with`` sends other reads a request needs (its token, an
 idempotency answer) in the same round trip as that XRANGE.  A process that appends an
 event, or is told of newer events by a conflicting append, moves its cached record on
 with them (``appended``, ``caught_up``), so its next request needs no read at all.
+
+A record is never served ahead of its log.  Redis can lose its last writes (``appendfsync
+everysec`` on a power cut, a failover to a lagging replica): each read starts at the cached
+record's (or the snapshot's) own last event, so a log that went back, or on to another chain,
+shows at once.  The record is then folded afresh from the log, the snapshot replaced, the loss
+noted for ``/v1/health`` (``EventStore.note_rollback``) and announced in the game's own log by a
+``log.rolled_back`` event ``{from_seq, to_seq}``: the orders after ``to_seq`` are gone and their
+senders must send them again (docs/clients.md).
 """
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from threading import Lock
 from typing import Any, Callable
@@ -16,9 +25,11 @@ from typing import Any, Callable
 import orjson
 
 from eventlog import keys, snapshots
-from eventlog.events import Event
+from eventlog.events import ARBITER_ACTOR, Event, new_salt, seal
 from eventlog.store import Conflict, EventStore
 from replays.fold import Record, fold
+
+log = logging.getLogger("arbiter.loader")
 
 SNAPSHOT_EVERY = 64
 
@@ -49,6 +60,8 @@ class GameLoader:
         events = conflict.events
         if events and events[0]["seq"] == record["seq"] + 1 and events[-1]["seq"] == conflict.seq:
             return self._folded(game_id, record, events)
+        if conflict.seq < record["seq"]:
+            return self._refolded(game_id, record)  # the log went back under this record
         self.forget(game_id)  # behind by more than the script returns, or on another chain
         return self.load(game_id)
 
@@ -81,18 +94,58 @@ class GameLoader:
         pipe = self.store.redis.pipeline(transaction=False)
         if base is None:
             pipe.get(keys.snapshot(game_id))
-        else:
-            self.store.queue_read(pipe, game_id, after=base["seq"])
+        else:  # from the record's own last event on: a log that went back under it shows at once
+            self.store.queue_read(pipe, game_id, after=base["seq"] - 1)
         if also is not None:
             also(pipe)
         first, *replies = self.store.execute(pipe)
         if base is None:
             base = None if first is None else orjson.loads(first)
             self._snapped[game_id] = base["seq"] if base else 0
-            events = self.store.read(game_id, after=base["seq"] if base else 0)
+            events = self.store.read(game_id, after=base["seq"] - 1 if base else 0)
         else:
             events = self.store.decode(first)
+        if base is not None:
+            if not events or events[0]["seq"] != base["seq"] or events[0]["hash"] != base["head_hash"]:
+                return self._refolded(game_id, base), replies
+            events = events[1:]
         return self._folded(game_id, base, events), replies
+
+    def _refolded(self, game_id: str, base: Record) -> Record | None:
+        """The record folded afresh from the whole log, which no longer holds ``base``'s last event: the log went
+        back (a Redis rollback) or on along another chain.  A log that went back is noted and announced."""
+        events = self.store.read(game_id)
+        head = events[-1]["seq"] if events else 0
+        record = fold(events) if events else None
+        told = any(e["type"] == "log.rolled_back" and e["data"].get("from_seq", 0) >= base["seq"] for e in events)
+        if head < base["seq"] and not told:  # (another process may have found it first and said so)
+            log.warning("game %s: the log went back from seq %s to %s; the record is folded afresh",
+                        game_id, base["seq"], head)
+            self.store.note_rollback(game_id, base["seq"], head)
+            if record is not None:
+                record = self._announce_rollback(game_id, record, base["seq"])
+        with self._lock:
+            if record is None:
+                self._cache.pop(game_id, None)
+            else:
+                self._cache[game_id] = record
+                self._cache.move_to_end(game_id)
+        if record is None:
+            self.store.redis.delete(keys.snapshot(game_id))
+        else:
+            snapshots.put(self.store.redis, game_id, record)  # one ahead of the log must not come back
+        self._snapped[game_id] = record["seq"] if record else 0
+        return record
+
+    def _announce_rollback(self, game_id: str, record: Record, lost_from: int) -> Record:
+        """Append ``log.rolled_back`` after what the log kept: its players learn which of their orders are gone."""
+        event = seal(record["seq"] + 1, record["head_hash"], "log.rolled_back", ARBITER_ACTOR,
+                     {"from_seq": lost_from, "to_seq": record["seq"]}, salt=new_salt())
+        try:
+            self.store.append(game_id, event)
+        except Conflict:  # another process said it first, or the game went on: take the log as it is
+            return fold(self.store.read(game_id))
+        return fold([event], record)
 
     def _folded(self, game_id: str, base: Record | None, events: list[Event]) -> Record | None:
         if base is not None and events and events[0]["prev_hash"] != base["head_hash"]:

@@ -106,14 +106,24 @@ def _challenge(response: Any) -> Any:
     return response
 
 
+ROLLBACKS_SHOWN_S = 7 * 86400  # how long /v1/health reports a log that went back
+
+
 @v1.get("/health")
 def health() -> Any:
+    import time
+
     try:
         info = ctx().redis.info("server")
         store = {"ok": True, "redis_version": info.get("redis_version")}
+        rollbacks = ctx().store.rollbacks(time.time() - ROLLBACKS_SHOWN_S)
     except Exception as exc:
         raise ApiError(503, "store_unavailable", "The event store is not reachable.") from exc
-    return reply({"status": "ok", "store": store})
+    body: dict[str, Any] = {"status": "ok", "store": store}
+    if rollbacks:  # the store lost writes (replays/loader.py): operators must hear of it
+        body["log_rollbacks"] = [{**r, "message": f"game {r['game_id']}: the log went back from seq "
+                                  f"{r['from_seq']} to {r['to_seq']} (found {r['at']})"} for r in rollbacks]
+    return reply(body)
 
 
 @v1.get("/game-types")
@@ -366,8 +376,6 @@ def verify() -> Any:
 
 
 from service import live  # noqa: E402,F401  (stream tickets and webhooks add their routes to v1)
-
-
 
 
 # -- lists of games ---------------------------------------------------------------------------------
