@@ -31,6 +31,9 @@ SCENARIOS: dict[str, tuple[dict[str, Any], ...]] = {
         {"options": {"variant": "robot"}, "players": 6},  # submit_robot
     ),
     "sxyzm-cyclone": ({"options": {}, "players": 3},),
+    # a suffice turn opens only after a departure: p4 quits after the scenario's fourth phase
+    "strategic-aspect": ({"options": {}, "players": 3},
+                         {"options": {}, "players": 4, "quit": {"step": 3, "player": "p4"}}),
 }
 # Options that end a game within a few phases (the authorization matrix needs a finished game).
 QUICK: dict[str, dict[str, Any]] = {
@@ -169,6 +172,16 @@ def legal_orders(api: Api, ctx: Context, game_type: str, seeds: int = 8, phases:
                         return
                 if not advance(api, ctx, game, f"legal-{attempt}"):
                     break
+                _quit_on_cue(api, game, scenario, step)
+
+
+def _quit_on_cue(api: Api, game: Game, scenario: dict[str, Any], step: int) -> None:
+    """A scenario's ``quit`` ({"step", "player"}): that player quits after that step, for the orders that only a
+    departure opens."""
+    cue = scenario.get("quit")
+    if cue and step == cue["step"]:
+        status, body = api.post(game.path("/actions"), {"type": "quit"}, token=game.tokens[cue["player"]])
+        assert status == 202, body
 
 
 def _candidates(engine: Any, state: Any, step: int) -> Iterator[tuple[str, dict[str, Any]]]:
