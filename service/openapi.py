@@ -291,7 +291,8 @@ def _paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
                                       ("export", "exportGame", "Export", "The whole log, self-contained")]:
         yield f"/v1/games/{{game_id}}/{part}", {"get": {
             "operationId": op, "tags": ["Games"], "summary": f"{summary} (GM, or anyone once finished)",
-            "description": "Without a token before the end: 401; with a player's token: 403.", "parameters": gid,
+            "description": "A token is optional once the game is finished; before that only the GM's "
+            "is accepted (none: 401, a player's: 403).", "parameters": gid,
             "responses": _responses(200, schema, 401, 403, 404)}}
     yield "/v1/games/{game_id}/report", {"get": {
         "operationId": "getReport", "tags": ["Games"], "summary": "The turn report, for games that have one",

@@ -37,6 +37,20 @@ class Coin(Engine):
     actions = {"call": ActionType("call", CoinCall, sealed=True, team_sees=True, phases=("toss",),
                                   example={"side": "heads"})}
     default_deadlines = {"toss": 3600}
+    # What it sends out (published per game type in /v1/openapi.json; tests/schema checks them).
+    result_schema = {"type": "object", "required": ["winner"], "properties": {"winner": {"type": "string",
+                                                                                         "nullable": True}}}
+    view_schema = {"type": "object", "required": ["round", "scores", "called", "winner"], "properties": {
+        "round": {"type": "integer"}, "called": {"type": "array", "items": {"type": "string"}},
+        "scores": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "By player id."},
+        "winner": {"type": "string", "nullable": True}}}
+    hint_schema = {"type": "object", "description": "The coin toss offers no hint (never sent)."}
+    outcome_schema = {"type": "object", "properties": {
+        "public": {"type": "object", "properties": {"side": {"type": "string", "enum": ["heads", "tails"]},
+                                                    "right": {"type": "array", "items": {"type": "string"}}}},
+        "private": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+            "right": {"type": "integer"}}}, "description": "By team viewer: how many of the team called right."},
+        "secret": {"type": "object", "properties": {}}, "closes_phase": {"type": "boolean"}}}
     simulation_cases = ({"options": {}, "players": 3},)
 
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:

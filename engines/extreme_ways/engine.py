@@ -21,6 +21,7 @@ from engines.extreme_ways.schemas import (
     PassSchema,
     SetGarnetsSchema,
 )
+from engines.extreme_ways import schemas
 from engines.rng import Rng
 
 DAY = 86400
@@ -84,6 +85,8 @@ class ExtremeWays(Engine):
         ),
     }
     default_deadlines = {"bidding": DAY, "moving": 2 * DAY, "ec_vote": DAY}
+    view_schema, result_schema, hint_schema, outcome_schema = schemas.VIEW, schemas.RESULT, schemas.HINT, \
+        schemas.OUTCOME
     simulation_cases = (
         {"options": {}, "players": 12, "fields": [{"garnets": i % 3} for i in range(12)]},
         {"options": {"rebound_twist": True, "announce": "winners_and_amounts"}, "players": 5},

@@ -139,3 +139,107 @@ class EcVoteSchema(Schema):
 class SetGarnetsSchema(Schema):
     player_id = fields.String(required=True)
     garnets = fields.Integer(strict=True, required=True, validate=validate.Range(0, MAX_GARNETS))
+
+
+# -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
+
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
+    if required:
+        out["required"] = sorted(required)
+    if description:
+        out["description"] = description
+    return out
+
+
+def _map(values: dict[str, Any], keys: str = "player id") -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
+
+
+def _list(items: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def _null(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "nullable": True}
+
+
+_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+_OPTION = {"type": "string", "enum": list(OPTIONS)}
+_POINT = {**_list(_I), "minItems": 2, "maxItems": 2, "description": "(x, y)"}
+_MOVES = {**_list(_POINT), "minItems": 4, "maxItems": 4, "description": "The four candidate moves."}
+_PACKET = {"type": "object", "additionalProperties": _obj({}, {"true": _POINT, "false": _list(_POINT)}),
+           "description": "By option letter: the true move, or false ones, the packet tells."}
+_TOKENS = _obj({}, {k: _null(_S) for k in ("highest_x", "highest_y", "lowest_x", "lowest_y")},
+               "Each Token of Life's holder (player id).")
+_CHOSEN = _list(_null(_OPTION))
+_REBOUND = _null(_obj({"round": _I, "player_id": _S}))
+_PURCHASES = _list(_obj({"round": _I, "garnets": _I, "gold": _I}))
+_WON = _list(_obj({"round": _I, "packet": _S, "paid": _I, "contents": _PACKET}))
+_ROUND = _obj({"round": _I, "options": _map(_MOVES, "option letter")})
+_ELIMINATION = _obj({"candidates": _list(_S), "decided_by": _S, "ec": _null(_S), "voters": _list(_S)},
+                    {"votes": _map(_S)}, "The Elimination Candidate's choice (votes once the game is over).")
+
+HINT = _obj({}, {
+    "pass": _obj({}), "bid": _obj({"min": _I, "max": _I}),
+    "buy_gold": _obj({"max_garnets": _I, "gold_per_garnet": _I}),
+    "move": _obj({"rounds": _I, "options": _list(_OPTION)}, {"rebound_players": _list(_S)}),
+    "ec_vote": _obj({"candidates": _list(_S)})},
+    "The orders you may send now, each with its bounds (empty when none).")
+
+RESULT = _obj({
+    "tokens_of_life": _TOKENS, "winners": _list(_S), "elimination_candidate": _null(_S),
+    "elimination_decided_by": _null(_S), "ejected": _list(_S),
+    "standings": _list(_obj({"player_id": _S, "name": _S, "position": _POINT, "distance": _I, "gold": _I,
+                             "tokens_of_life": _list(_S), "garnets_awarded": _I, "garnets": _I})),
+}, description="Token of Life holders, the Elimination Candidate and each player's standing, farthest first.")
+
+_RESULTS = _null(_obj({"distances": _map(_I), "garnets_awarded": _map(_I), "gold": _map(_I),
+                       "positions": _map(_POINT), "tokens": _map(_I), "tokens_of_life": _TOKENS},
+                      description="After the Moving Phase."))
+
+VIEW = _obj({
+    "game": {"type": "string", "enum": ["Extreme Ways"]},
+    "stage": {"type": "string", "enum": ["bidding", "moving", "ec_vote", "over"]},
+    "round": _null(_I), "rounds_total": _I,
+    "players": _list(_obj({"id": _S, "name": _S, "ejected": _B})),
+    "rules": _obj({"bidding_rounds": _I, "starting_gold": _I, "announce": {"type": "string", "enum": list(ANNOUNCE)},
+                   "reveal_leftover_packets": _B, "rebound_twist": _B, "garnet_rate": _null(_I),
+                   "ec_rule": {"type": "string", "enum": list(EC_RULES)}, "ec_excludes_token_holders": _B,
+                   "ec_tiebreak_garnets": {"type": "string", "enum": list(TIEBREAK_GARNETS)}}),
+    "moves_on_offer": _list(_ROUND),
+    "auctions": _list(_obj({"round": _I, "phase": _S, "revealed_packets": _map(_PACKET, "packet number")}, {
+        "announcement": _null({**_map({"anyOf": [_list(_S), _obj({"players": _list(_S), "amount": _I})]},
+                                      "packet number"),
+                               "description": "By packet number: its winners (announce winners) or winners and "
+                                              "amount (winners_and_amounts); null with announce none."})})),
+    "results": _RESULTS,
+    "elimination": _null(_ELIMINATION),
+}, {
+    "you": _obj({
+        "id": _S, "name": _S, "ejected": _B, "gold": _I, "garnets": _I, "purchases": _PURCHASES,
+        "bid": _null({"anyOf": [{"type": "string", "enum": ["pass"]}, _obj({"amount": _I})],
+                      "description": "Your order this round: pass, {amount}, or null for none yet."}),
+        "bids": _list(_obj({"round": _I, "bid": _null(_I), "paid": _I})), "packets": _WON,
+        "move": _null(_obj({"options": _CHOSEN, "rebound": _REBOUND})), "options_played": _null(_CHOSEN),
+        "randomised": _null(_map(_OPTION, "round number")), "vote": _null(_S), "legal_actions": HINT,
+    }, description="Your own secrets (players only)."),
+    "hidden": _obj({
+        "true_moves": _list(_obj({"round": _I, "true": _map(_POINT, "option letter")})),
+        "packets": _list(_obj({"round": _I, "packets": _map(_PACKET, "packet number")})),
+        "bids": _map(_null(_I)),
+        "auctions": _list(_obj({"round": _I, "bids": _map(_I), "packets": _map(_list(_S), "packet number"),
+                                "paid": _map(_I)})),
+        "gold": _map(_I), "garnets": _map(_I), "garnets_signed_up": _map(_I), "purchases": _map(_PURCHASES),
+        "packets_won": _map(_WON), "moves": _map(_obj({"options": _CHOSEN, "rebound": _REBOUND})),
+        "played": _null(_obj({"choices": _map(_CHOSEN), "paths": _map(_list(_POINT)),
+                              "randomised": _map(_map(_OPTION, "round number"))})),
+        "votes": _map(_S),
+    }, description="Everything hidden: the GM's, and everyone's once the game is over."),
+}, "An Extreme Ways game as one viewer sees it.")
+
+OUTCOME = _obj({"public": {"type": "object", "description": "Everyone's part (setup: the rounds on offer; bidding: "
+                           "the auction's announcement; moving: positions, Tokens of Life, the EC)."}}, {
+    "private": _map({"type": "object", "description": "That player's own part (their packet, bid, gold)."}),
+    "secret": {"type": "object", "description": "The GM's until the end (true moves, every bid)."}},
+    "A setup or outcome record, cut to what the viewer may see.")

@@ -5,7 +5,7 @@ import copy
 from typing import Any
 
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer
-from engines.golden_strider import bots, orders, race, report, robot, rules, tarnished, views
+from engines.golden_strider import bots, orders, race, report, robot, rules, schemas, tarnished, views
 from engines.golden_strider.schemas import (
     AccuseSchema, JoinSchema, OptionsSchema, PlaySchema, SubmitRobotSchema,
 )
@@ -44,6 +44,9 @@ class GoldenStrider(Engine):
         ),
     }
     default_deadlines = {"round": 2 * DAY, "accusation": 2 * DAY, "robots": 7 * DAY}
+    view_schema, result_schema, hint_schema, outcome_schema = (schemas.VIEW, schemas.RESULT, schemas.HINT,
+                                                               schemas.OUTCOME)
+    player_counts = schemas.PLAYER_COUNTS
     # Shorter races than the defaults keep the conformance run fast; the engine's own
     # tests race the full distances with invariants checked after every round.
     simulation_cases = (

@@ -126,17 +126,23 @@ class Bound(fields.Field):
         raise ValidationError('an integer or {"min": n, "max": m}')
 
 
+# How the document (OpenAPI) describes these two fields, which marshmallow cannot say by itself.
+AMOUNT = {"anyOf": [{"type": "integer", "minimum": 0, "maximum": 10}, {"type": "string", "enum": ["all", "rest"]}]}
+BOUND = {"anyOf": [{"type": "integer"}, {"type": "object", "properties": {"min": {"type": "integer"}, "max": {
+    "type": "integer"}}, "minProperties": 1, "additionalProperties": False}]}
+
+
 class WhenSchema(Schema):
     """Conditions on what the previous round's report showed (all must hold)."""
 
-    round = Bound()
-    square = Bound()
-    position = Bound()
-    owed = Bound()
-    to_finish = Bound()
-    behind_leader = Bound()
-    best_card = Bound()
-    oldest_card = Bound()
+    round = Bound(metadata=BOUND)
+    square = Bound(metadata=BOUND)
+    position = Bound(metadata=BOUND)
+    owed = Bound(metadata=BOUND)
+    to_finish = Bound(metadata=BOUND)
+    behind_leader = Bound(metadata=BOUND)
+    best_card = Bound(metadata=BOUND)
+    oldest_card = Bound(metadata=BOUND)
 
 
 class RobotRuleSchema(Schema):
@@ -144,8 +150,8 @@ class RobotRuleSchema(Schema):
 
     when = fields.Nested(WhenSchema, load_default=dict)
     card = fields.String(load_default="oldest", validate=validate.OneOf(CARD_PICKS))
-    move = Amount(load_default="rest")
-    bank = Amount(load_default="rest")
+    move = Amount(load_default="rest", metadata=AMOUNT)
+    bank = Amount(load_default="rest", metadata=AMOUNT)
     deduct = fields.String(load_default="move", validate=validate.OneOf(("move", "bank")))
 
     @validates_schema
@@ -168,3 +174,79 @@ class AlgorithmSchema(Schema):
 
 class SubmitRobotSchema(Schema):
     algorithm = fields.Nested(AlgorithmSchema, required=True)
+
+
+# -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
+
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
+    if required:
+        out["required"] = sorted(required)
+    if description:
+        out["description"] = description
+    return out
+
+
+def _map(values: dict[str, Any], keys: str = "runner id") -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
+
+
+def _list(items: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def _null(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "nullable": True}
+
+
+_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+_DRUG = {"type": "string", "enum": list(DRUGS)}
+_ORDER = _obj({"type": {"type": "string", "enum": ["play"]}, "runner": _S, "card": _S}, {
+    "move": _I, "bank": _I, "deduct": {"type": "string", "enum": ["move", "bank"]}, "cards": _null(_list(_I)),
+    "drug": _null(_DRUG), "energiza": _I, "boost": _I}, "A runner's order as recorded.")
+_ALGORITHM = _obj({"cards": _list(_I), "rules": _list(_obj({}, {
+    "when": {"type": "object", "additionalProperties": {"type": "object", "properties": {"min": _I, "max": _I}},
+             "description": "By measure: the bounds that must hold."},
+    "card": {"type": "string", "enum": list(CARD_PICKS)}, "move": AMOUNT, "bank": AMOUNT,
+    "deduct": {"type": "string", "enum": ["move", "bank"]}}))}, {"name": _null(_S)}, "A robot's algorithm.")
+_RUNNER = _obj({"id": _S, "name": _S, "player": _S, "square": _I, "position": _I, "withdrawn": _B}, {
+    "owed": _I, "cf": _B, "cards": _null(_list(_S))},
+    "A runner on the track (in the Tarnished report: square and position only).")
+_ROW = _obj({"runner": _S, "P": _I, "S": _I}, {
+    **{column: _I for column in ("B", "D", "M", "O", "R")}, "cards": _list(_S), "played": _I, "cf": _B,
+    "auto": _B, "forfeited": _list(_I), "trip": _obj({"penalty": _I, "square": _I, "unpaid": _I})},
+    "A row of the rule 15 report (the Tarnished report: P, S and the runner only).")
+
+HINT = _null({**_list(_obj({"runner": _S, "owed": _I}, {"starting_cards": _B, "playable": _list(_S)})),
+              "description": "Each of your runners' playable cards this round (null outside a round)."})
+
+RESULT = _obj({"winners": _list(_S)}, {"rounds": _I, "withdrawn": _list(_S), "standings": _list(_obj({
+    "runner": _S, "name": _S, "player": _S, "place": _I, "square": _I, "finished": _B})),
+    "managers": _list(_obj({"player": _S, "name": _S, "score": _I, "runner_points": _I, "best_place": _I,
+                            "accusation": _I}, {"accused": _null(_S)})),
+    "runners": _list(_obj({"runner": _S, "name": _S, "player": _S, "place": _null(_I), "square": _I,
+                           "points": _I, "drug": _DRUG, "tested": _B, "disqualified": _B}))},
+    "The finishing order: standings (Tarnished instead: managers' scores, each runner's drug and test).")
+
+VIEW = _obj({
+    "variant": {"type": "string", "enum": list(VARIANTS)}, "race_length": _I, "round": _I,
+    "stage": {"type": "string", "enum": ["robots", "round", "accusation", "over"]},
+    "runners": _list(_RUNNER), "submitted": _list(_S), "rounds_played": _list(_I),
+    "report": _null({**_list(_ROW), "description": "The latest round's report."}),
+    "result": _null(RESULT)}, {
+    "obstacles": _obj({"barriers": _list(_I), "water_jumps": _list(_I)}),
+    "drugs": _null(_map(_null(_DRUG))), "algorithms": _null(_map(_ALGORITHM, "player id")),
+    "you": _obj({"player": _S, "runners": _list(_S), "orders": _map(_ORDER), "hint": HINT}, {
+        "drugs": _map(_null(_DRUG)), "accusation": _null(_S), "algorithm": _null(_ALGORITHM),
+        "runner_details": _list(_RUNNER), "report": _list(_ROW)}, "Your own orders and secrets (players only)."),
+    "gm": _obj({"orders": _map(_ORDER), "accusations": _map(_S, "player id"),
+                "algorithms": _map(_ALGORITHM, "player id"), "drugs": _map(_null(_DRUG)),
+                "boost_used": _map(_B)}, description="Everything, for the GM."),
+}, description="A Golden Strider race as one viewer sees it.")
+
+OUTCOME = _obj({"public": {"type": "object", "description": "Everyone's part (a round: its report rows)."}}, {
+    "private": _map({"type": "object"}, "player id"), "secret": {"type": "object"}},
+    "A setup or outcome record, cut to what the viewer may see.")
+
+# Rule 1: 6 to 10 runners; Tarnished: 3 to 5 managers of two runners each (the start is refused otherwise).
+PLAYER_COUNTS = {"min": 6, "max": 10, "by_option": [{"option": "variant", "value": "tarnished", "min": 3, "max": 5}]}

@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer
 from engines.rng import Rng
-from engines.sxyzm_cyclone import rules, turns, views
+from engines.sxyzm_cyclone import rules, schemas, turns, views
 from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, space
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
@@ -47,6 +47,8 @@ class SxyzmCyclone(Engine):
         )
     }
     default_deadlines = {"turn": 86400}
+    view_schema, result_schema, hint_schema, outcome_schema = (schemas.VIEW, schemas.RESULT, schemas.HINT,
+                                                               schemas.OUTCOME)
     simulation_cases = (
         {"options": {}, "players": 2},
         {"options": {"side": "four-colour", "path_length": 5}, "players": 2},

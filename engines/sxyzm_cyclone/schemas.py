@@ -1,6 +1,8 @@
 """Options, sign-up fields and the one order (a whole turn) as marshmallow 4 schemas."""
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from engines.sxyzm_cyclone.board import COLOURS, CUBES_PER_PLAYER, MAX_PATH_LENGTH
@@ -69,3 +71,60 @@ class TurnSchema(Schema):
     """A whole turn: the actions in the order they are played (at most the die roll)."""
 
     moves = fields.List(fields.Nested(MoveSchema), required=True, validate=validate.Length(max=6))
+
+
+# -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
+
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
+    if required:
+        out["required"] = sorted(required)
+    if description:
+        out["description"] = description
+    return out
+
+
+def _list(items: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def _by(keys: str, values: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
+
+
+_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+_COLOUR = {"type": "string", "enum": list(COLOURS)}
+_CUBE = {"type": "string", "enum": list(CUBE_NAMES)}
+_MOVE = _obj({"cube": _CUBE, "toward": _COLOUR})
+_PLAYER = _obj({"id": _S, "name": _S, "colour": _COLOUR, "ejected": _B,
+                "finished": _by("base colour", _I), "home": _list(_CUBE)},
+               description="A player, their cubes finished in each other base and those still at home.")
+
+HINT = _obj({"roll": _I, "moves": _list(_obj(
+    {"cube": _CUBE, "toward": _COLOUR, "from": _S, "to": _S, "ends_at": _S, "pushes": _list(_obj(
+        {"stack": _list(_CUBE), "to": _S})), "finishes": _list(_CUBE)},
+    {"also_toward": _list(_COLOUR)}, "One single move: where it steps, where the cube ends, what it pushes and "
+                                     "which cubes finish; send cube and toward."))},
+    description="The current player's legal single moves now.")
+
+RESULT = _obj({"winners": _list(_S), "winning_colours": _list(_COLOUR), "ended": {
+    "type": "string", "enum": ["win", "turn limit", "ejections"]}, "draw": _B, "turns": _I,
+    "standings": _list(_PLAYER)}, description="Winners (player ids), why the game ended, and the standings.")
+
+VIEW = _obj({
+    "game": {"type": "string", "enum": ["SXYZM Cyclone"]}, "side": {"type": "string", "enum": ["two-colour",
+                                                                                                  "four-colour"]},
+    "path_length": _I, "status": {"type": "string", "enum": ["running", "finished"]}, "turn": _I,
+    "current": {**_obj({"player": _S, "name": _S, "colour": _COLOUR, "roll": _I,
+                        "order": {**_list(_MOVE), "nullable": True}}), "nullable": True},
+    "players": _list(_PLAYER),
+    "paths": _by("colour", _obj({"open": _B, "spaces": _list(_obj({"space": _S, "stack": _list(_CUBE)}))})),
+    "centre": _list(_CUBE),
+    "bases": _by("colour", _obj({"home": _list(_CUBE), "finished": _list(_CUBE)})),
+    "cubes": _by("cube", _obj({"at": _S, "level": {**_I, "nullable": True}, "finished": _B, "movable": _B})),
+    "diagram": _list(_S)}, {"legal_moves": HINT, "result": RESULT},
+    "The whole board (nothing is hidden); the current player and the GM also get the legal moves.")
+
+OUTCOME = _obj({"public": {"type": "object", "description": "Everything: seats, the first player and roll; each "
+                           "turn's moves, pushes and the next roll."}}, {
+    "private": {"type": "object"}, "secret": {"type": "object"}}, "A setup or outcome record.")

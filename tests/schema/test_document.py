@@ -1,0 +1,112 @@
+"""What /v1/openapi.json must say for a generated client to be typed end to end (issue 19), checked on the
+document itself: ids, tags, examples, real 200 schemas, security, and each game type's own typed parts,
+assembled from what its engine declares (a game declaring nothing still gets a valid, loosely typed part)."""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from engines import registry
+from service.openapi import _game_schemas, document, pascal
+from tests.coin import Coin
+from runtime.context import Context
+from service.app import create_app
+from tests.platform.helpers import Api
+
+OPTIONAL_TOKEN = {"getGame", "joinGame", "listEvents", "getReplay", "auditGame", "exportGame", "getReport"}
+
+
+def _operations() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, item in document()["paths"].items():
+        for method, operation in item.items():
+            yield path, method, operation
+
+
+def _walk(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item)
+
+
+def test_every_operation_has_a_unique_id_a_tag_and_a_real_success_schema() -> None:
+    ids = [op["operationId"] for _, _, op in _operations()]
+    assert len(ids) == len(set(ids))
+    assert {"createGame", "submitAction", "listGames", "listMyGames", "getExtremeWaysGame",
+            "submitSxyzmCycloneAction", "joinGoldenStriderGame", "listGameTypes"} <= set(ids)
+    for path, method, operation in _operations():
+        assert operation["tags"], (path, method)
+        ok = next(code for code in operation["responses"] if code.startswith("2"))
+        assert "$ref" in operation["responses"][ok]["content"]["application/json"]["schema"], (path, method)
+        if "requestBody" in operation:
+            assert "example" in operation["requestBody"]["content"]["application/json"], (path, method)
+    assert "Any" not in document()["components"]["schemas"]
+
+
+def test_optional_tokens_leave_anonymous_calls_possible_and_401s_say_how_to_authenticate() -> None:
+    for path, _method, operation in _operations():
+        typed_read = operation["operationId"].startswith(("get", "join")) and "{game_id}" in path
+        if operation["operationId"] in OPTIONAL_TOKEN or typed_read:
+            assert "security" not in operation and "optional" in operation.get("description", ""), path
+        if operation["operationId"] in ("startGame", "submitAction") or operation["operationId"].startswith("submit"):
+            assert operation["security"] == [{"bearer": []}], path
+        if "401" in operation["responses"]:
+            assert "WWW-Authenticate" in operation["responses"]["401"]["headers"], path
+    start = document()["paths"]["/v1/games/{game_id}/start"]["post"]
+    assert any(p["name"] == "Idempotency-Key" and p["in"] == "header" for p in start["parameters"])
+
+
+def test_formats_enums_and_no_null_in_any_enum() -> None:
+    schemas = document()["components"]["schemas"]
+    assert schemas["Event"]["properties"]["at"]["format"] == "date-time"
+    assert schemas["Game"]["properties"]["created_at"]["format"] == "date-time"
+    assert "salt" in schemas["Event"]["properties"] and "game.started" in schemas["Event"]["properties"]["type"]["enum"]
+    assert set(schemas["CreateGame"]["properties"]["type"]["enum"]) == set(registry.names())
+    for node in _walk(document()):
+        assert None not in node.get("enum", []), node
+
+
+def test_each_game_type_has_its_orders_discriminated_and_its_state_typed() -> None:
+    schemas = document()["components"]["schemas"]
+    for name in registry.names():
+        engine = registry.latest(name)
+        p = pascal(name)
+        union = schemas[f"{p}Action"]
+        assert union["discriminator"]["propertyName"] == "type"
+        assert set(union["discriminator"]["mapping"]) >= set(engine.actions) | {"gm.pause", "quit"}
+        for kind, ref in union["discriminator"]["mapping"].items():
+            assert schemas[ref.rsplit("/", 1)[1]]["properties"]["type"]["enum"] == [kind]
+        assert schemas[f"{p}Game"]["properties"]["state"]["allOf"] == [{"$ref": f"#/components/schemas/{p}View"}]
+        join = schemas[f"{p}Join"]
+        assert join["additionalProperties"] is False and "name" in join["required"]
+        if engine.join_schema is not None:
+            assert set(engine.join_schema().fields) <= set(join["properties"])
+    assert set(schemas["ExtremeWaysJoin"]["properties"]) == {"name", "garnets"}
+    assert {"runner", "runners"} <= set(schemas["GoldenStriderJoin"]["properties"])
+    assert "colour" in schemas["SxyzmCycloneJoin"]["properties"]
+    assert schemas["ExtremeWaysView"]["properties"]["you"]["properties"]["legal_actions"] == {
+        "$ref": "#/components/schemas/ExtremeWaysHint"}  # the hint the view embeds is named once
+
+
+def test_a_game_type_that_declares_nothing_yet_still_gets_a_valid_loose_part() -> None:
+    class Bare(Coin):
+        view_schema = result_schema = hint_schema = outcome_schema = None
+
+    game = document()["components"]["schemas"]["Game"]
+    parts = _game_schemas(Bare(), game)
+    assert parts["TestCoinView"]["type"] == "object" and "declares no view" in parts["TestCoinView"]["description"]
+    assert parts["TestCoinAction"]["discriminator"]["mapping"]["call"].endswith("/TestCoinCall")
+
+
+def test_game_types_lists_sign_up_fields_and_true_player_counts(ctx: Context) -> None:
+    status, body = Api(create_app(ctx).test_client()).get("/game-types")
+    assert status == 200
+    types = {t["name"]: t for t in body["game_types"]}
+    strider = types["golden-strider"]
+    assert strider["players"] == {"min": 6, "max": 10, "by_option": [
+        {"option": "variant", "value": "tarnished", "min": 3, "max": 5}]}
+    assert {"runner", "runners"} <= set(strider["join_schema"]["properties"])
+    assert types["extreme-ways"]["gm_join_fields"] == ["garnets"] == types["extreme-ways"]["private_join_fields"]
+    assert types["extreme-ways"]["actions"][0]["schema"] == "ExtremeWaysBid"
