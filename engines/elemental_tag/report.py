@@ -68,6 +68,7 @@ def report_data(state: State, number: int | None, viewer: Viewer) -> JSON:
                   for t in sorted(teams, key=by_id)],
         "collisions": [{**c, "names": [names[p] for p in c["players"]]} for c in entry.get("collisions", [])],
         "tagged": entry.get("tagged"), "tagged_name": names.get(entry.get("tagged") or ""),
+        "tagger_name": names.get(entry.get("tagger") or ""),
         "changes": entry["changes"],
         "eliminated": [{**e, "names": [names[p] for p in e["members"]]} for e in entry["eliminated"]],
         "team_events": [{**e, "names": [names[p] for p in ([e["player"]] if "player" in e else e["players"])]}
@@ -119,7 +120,7 @@ def _text_lines(data: JSON, esc: Callable[[str], str]) -> list[tuple[str, str]]:
     if data["tied"]:
         lines.append(("item", f"lowest bid tied between {len(data['tied'])} players; drawn by lot"))
     if data["tagged"]:
-        lines.append(("item", f"{esc(data['tagged_name'])} was tagged this round"))
+        lines.append(("item", f"{esc(data['tagged_name'])} was tagged by {esc(data['tagger_name'])}"))
     lines.append(("head", "Teams"))
     for t in data["teams"]:
         members = ", ".join(esc(m) for m in t["members"])
