@@ -103,3 +103,8 @@ def webhook_log(game_id: str, hook_id: str) -> str:
 def webhook_lock(game_id: str, hook_id: str) -> str:
     """Held by the one job delivering a hook's events, so they leave in seq order."""
     return f"{PREFIX}:{{{game_id}}}:webhook:{hook_id}:lock"
+
+
+# Games with at least one webhook: the stream process kicks their hooks when it (re)subscribes, so events
+# appended while it was away are delivered too.
+WEBHOOK_GAMES = f"{PREFIX}:webhook-games"

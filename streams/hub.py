@@ -89,6 +89,7 @@ class Hub:
         self.context = context
         self.feeds: dict[str, Feed] = {}
         self.on_append = on_append  # told of every append heard (the webhook kicks)
+        self.on_subscribed: Callable[[], None] | None = None  # told each time the subscription is (re)made
         self.subscribed = asyncio.Event()
         self.notices = 0
 
@@ -149,6 +150,8 @@ class Hub:
             try:
                 await pubsub.subscribe(keys.APPENDED)
                 self.subscribed.set()
+                if self.on_subscribed is not None:
+                    self.on_subscribed()
                 if not first:
                     for feed in list(self.feeds.values()):
                         self._catch_up_soon(feed)

@@ -33,6 +33,7 @@ from service.auth import caller_for
 from service.errors import ApiError, unauthorized
 from service.tickets import redeem
 from streams.hub import DROPPED, END, Hub, shown
+from streams.webhooks import Kicker
 
 log = logging.getLogger("arbiter.streams")
 
@@ -177,16 +178,20 @@ async def health(request: web.Request) -> web.Response:
     return web.Response(body=orjson.dumps(body), content_type="application/json", headers=CORS)
 
 
-def create_app(context: Context, hub: Hub | None = None) -> web.Application:
+def create_app(context: Context, hub: Hub | None = None, kicker: Kicker | None = None) -> web.Application:
+    """The app; with a ``kicker``, this process also has the workers deliver webhooks as games move on."""
     app = web.Application()
-    app[HUB] = hub or Hub(context)
+    app[HUB] = hub = hub or Hub(context)
+    if kicker is not None:
+        hub.on_append, hub.on_subscribed = kicker.heard, kicker.subscribed
 
     async def subscription(app: web.Application) -> Any:
-        task = asyncio.create_task(app[HUB].run())
+        tasks = [asyncio.create_task(hub.run()), *([asyncio.create_task(kicker.run())] if kicker else [])]
         yield
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     app.cleanup_ctx.append(subscription)
     app.router.add_get("/v1/games/{game_id}/stream", stream)
@@ -202,6 +207,6 @@ def serve(host: str = "127.0.0.1", port: int = 8001) -> None:
     use(context)
     # handler_cancellation: a client that hangs up is let go at once (its follower leaves the feed), not at the
     # next write.
-    web.run_app(create_app(context), host=host, port=port,
+    web.run_app(create_app(context, kicker=Kicker(context)), host=host, port=port,
                 access_log_class=PathOnlyLog, handler_cancellation=True, shutdown_timeout=2,
                 print=lambda text: print(text, flush=True))

@@ -13,13 +13,15 @@ from cli.embedded_redis import free_port
 from runtime.context import Context
 from streams.hub import Hub
 from streams.server import create_app
+from streams.webhooks import Kicker
 
 
 class StreamServer:
     """The stream process's app, served from a thread of the test on a free port, over the test's Redis."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, webhooks: bool = False) -> None:
         self.hub: Hub | None = None
+        self.kicker = Kicker(ctx) if webhooks else None
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self._loop = asyncio.new_event_loop()
@@ -37,7 +39,7 @@ class StreamServer:
 
     async def _start(self) -> None:
         self.hub = Hub(self._ctx)
-        self._runner = web.AppRunner(create_app(self._ctx, self.hub), handler_cancellation=True,
+        self._runner = web.AppRunner(create_app(self._ctx, self.hub, self.kicker), handler_cancellation=True,
                                      shutdown_timeout=1)
         await self._runner.setup()
         await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
@@ -51,6 +53,15 @@ class StreamServer:
 @pytest.fixture()
 def streams(ctx: Context) -> Iterator[StreamServer]:
     server = StreamServer(ctx)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture()
+def kicking_streams(ctx: Context) -> Iterator[StreamServer]:
+    """The stream process as ``arbiter stream`` runs it: it also kicks the webhooks' delivery jobs."""
+    server = StreamServer(ctx, webhooks=True)
     server.start()
     yield server
     server.stop()

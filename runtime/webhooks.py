@@ -1,0 +1,155 @@
+"""Webhooks: what the API (registration, the delivery log), the workers (delivery) and the stream process (the
+kick on every append) share.
+
+A hook belongs to one game: a URL, a secret made here and shown once, and the viewer whose view it receives
+(the public for a GM's hook, unless the GM asks for the GM's view; the player's own for a player's hook).
+Each hook has a cursor, the last seq delivered: a delivery job sends the events after it one at a time, in
+seq order, under a per-hook lock, and moves it on only when the receiver answered 2xx.  So every event is
+delivered at least once (a receiver that answered but whose answer was lost gets it again; the
+``Arbiter-Delivery`` header names the hook and seq for de-duplication), and a failure is retried with
+exponential backoff while later events wait behind it.
+
+Server-side request forgery: only http(s) URLs, and every address the host name resolves to must be public
+(not loopback, private, link-local, multicast, reserved or unspecified) unless the operator allows private
+addresses (``ARBITER_WEBHOOKS_ALLOW_PRIVATE=1``).  The check is made at registration and again at each
+delivery, which then connects to the very address it checked (a name that resolves elsewhere meanwhile is
+not followed), and never follows a redirect.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import os
+import secrets
+import socket
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from eventlog import keys
+
+MAX_HOOKS = 10          # per game
+LOG_KEEP = 100          # deliveries kept in a hook's log
+BACKOFF_S = (1, 2, 4, 8, 16, 32, 64, 128, 256, 300)   # before the 2nd, 3rd, ... attempt; then the next event's
+JOB = "workers.webhooks.deliver"
+
+
+class Refused(ValueError):
+    """A URL that may not be called: its message says why (for the 422's details)."""
+
+
+def allow_private() -> bool:
+    return os.environ.get("ARBITER_WEBHOOKS_ALLOW_PRIVATE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def check_url(url: str) -> tuple[str, str, int, list[str]]:
+    """(scheme, host, port, addresses) of a URL a hook may call, or ``Refused``."""
+    if not isinstance(url, str) or len(url) > 2000:
+        raise Refused("Give the URL as a string of at most 2000 characters.")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise Refused("Only http and https URLs.")
+    if not parts.hostname or parts.username or parts.password:
+        raise Refused("The URL needs a host, and no user name or password.")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:
+        raise Refused("The URL's port is not valid.") from exc
+    try:
+        found = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise Refused(f"The host {parts.hostname!r} does not resolve.") from exc
+    addresses = sorted({info[4][0] for info in found})
+    if not allow_private():
+        for address in addresses:
+            ip = ipaddress.ip_address(address.split("%")[0])
+            mapped = getattr(ip, "ipv4_mapped", None)
+            ip = mapped or ip
+            if not ip.is_global or ip.is_multicast or ip.is_reserved or ip.is_unspecified:
+                raise Refused(f"{parts.hostname} resolves to {address}, which is not a public address (loopback, "
+                              "private, link-local and reserved addresses are refused).")
+    return parts.scheme, parts.hostname, port, addresses
+
+
+def sign(secret: str, timestamp: int, body: bytes) -> str:
+    """The ``Arbiter-Signature`` header: ``t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + body>``."""
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={mac}"
+
+
+def verify(secret: str, header: str, body: bytes, now: float | None = None, tolerance: int = 300) -> bool:
+    """What a receiver does: the signature matches this body and is at most ``tolerance`` seconds old."""
+    try:
+        fields = dict(part.split("=", 1) for part in header.split(","))
+        timestamp = int(fields["t"])
+    except (ValueError, KeyError):
+        return False
+    if abs((time.time() if now is None else now) - timestamp) > tolerance:
+        return False
+    return hmac.compare_digest(sign(secret, timestamp, body), f"t={timestamp},v1={fields.get('v1', '')}")
+
+
+# -- storage (the store's Redis; every key carries the game's hash tag) ----------------------------------------
+def register(redis: Any, game_id: str, url: str, viewer: str | None, owner: str, after: int) -> dict[str, Any]:
+    """A new hook (its URL checked); the answer holds the secret, which is never shown again."""
+    check_url(url)
+    if redis.hlen(keys.webhooks(game_id)) >= MAX_HOOKS:
+        raise Refused(f"A game has at most {MAX_HOOKS} webhooks; delete one first.")
+    hook_id = "h" + secrets.token_hex(8)
+    secret = "whsec_" + secrets.token_urlsafe(32)
+    hook = {"id": hook_id, "url": url, "viewer": viewer, "owner": owner, "secret": secret,
+            "created_at": int(time.time())}
+    pipe = redis.pipeline(transaction=True)
+    pipe.hset(keys.webhooks(game_id), hook_id, orjson.dumps(hook))
+    pipe.hset(keys.webhook_state(game_id, hook_id), mapping={"delivered": after, "attempts": 0, "status": "ok"})
+    pipe.sadd(keys.WEBHOOK_GAMES, game_id)
+    pipe.execute()
+    return hook
+
+
+def hooks(redis: Any, game_id: str) -> list[dict[str, Any]]:
+    return sorted((orjson.loads(raw) for raw in redis.hvals(keys.webhooks(game_id))), key=lambda h: h["created_at"])
+
+
+def hook(redis: Any, game_id: str, hook_id: str) -> dict[str, Any] | None:
+    raw = redis.hget(keys.webhooks(game_id), hook_id)
+    return orjson.loads(raw) if raw else None
+
+
+def delete(redis: Any, game_id: str, hook_id: str) -> None:
+    pipe = redis.pipeline(transaction=True)
+    pipe.hdel(keys.webhooks(game_id), hook_id)
+    pipe.delete(keys.webhook_state(game_id, hook_id), keys.webhook_log(game_id, hook_id))
+    pipe.execute()
+
+
+def state(redis: Any, game_id: str, hook_id: str) -> dict[str, Any]:
+    raw = {k.decode(): v.decode() for k, v in redis.hgetall(keys.webhook_state(game_id, hook_id)).items()}
+    return {"delivered": int(raw.get("delivered", 0)), "attempts": int(raw.get("attempts", 0)),
+            "status": raw.get("status", "ok"), "last_error": raw.get("last_error") or None,
+            "next_attempt_at": int(raw["next_attempt_at"]) if raw.get("next_attempt_at") else None}
+
+
+def deliveries(redis: Any, game_id: str, hook_id: str) -> list[dict[str, Any]]:
+    return [orjson.loads(raw) for raw in redis.lrange(keys.webhook_log(game_id, hook_id), 0, LOG_KEEP - 1)]
+
+
+def public(hook: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """A hook as its owner may read it: everything but the secret."""
+    return {**{k: v for k, v in hook.items() if k not in ("secret", "owner")}, **current}
+
+
+def kick(queue: Any, game_id: str, hook_id: str, seq: int) -> None:
+    """Have a worker deliver the hook's events up to ``seq`` (and any after): one job per hook and seq, so a
+    kick is never lost behind a job already running; the per-hook lock keeps them in order."""
+    from rq.exceptions import DuplicateJobError
+
+    try:
+        queue.enqueue(JOB, game_id, hook_id, job_id=f"hook-{game_id}-{hook_id}-{seq}", unique=True,
+                      result_ttl=60, failure_ttl=24 * 3600, job_timeout=600,
+                      description=f"webhook {hook_id} of {game_id} up to {seq}")
+    except DuplicateJobError:
+        pass

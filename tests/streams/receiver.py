@@ -1,0 +1,60 @@
+"""A webhook receiver on 127.0.0.1 for the tests and the bench: it checks each delivery's signature as a real
+receiver would (refusing with 401 what does not verify), counts what it accepted, and can be down (503) or hang."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from runtime import webhooks as hooks
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.secret = ""
+        self.accepted: list[dict[str, Any]] = []      # bodies of deliveries that verified, in arrival order
+        self.refused = 0
+        self.mode = "up"                              # up | down (503) | hang (answers after hang_s)
+        self.hang_s = 5.0
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if receiver.mode == "hang":
+                    time.sleep(receiver.hang_s)
+                if receiver.mode == "down":
+                    return self._answer(503)
+                if not hooks.verify(receiver.secret, self.headers.get("Arbiter-Signature", ""), body):
+                    with receiver.lock:
+                        receiver.refused += 1
+                    return self._answer(401)
+                with receiver.lock:
+                    receiver.accepted.append({**json.loads(body), "_at": time.monotonic(),
+                                              "_delivery": self.headers.get("Arbiter-Delivery")})
+                self._answer(204)
+
+            def _answer(self, status: int) -> None:
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook?x=1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def seqs(self, hook_id: str | None = None) -> list[int]:
+        with self.lock:
+            return [d["event"]["seq"] for d in self.accepted if hook_id is None or d["hook_id"] == hook_id]
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

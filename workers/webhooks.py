@@ -1,0 +1,141 @@
+"""Webhook delivery jobs (runtime/webhooks.py has the design): each job sends one hook's events after its cursor,
+in seq order, while it holds the hook's lock; a failure is logged, the hook backs off (1 s, 2 s, 4 s, ... at most
+300 s) and a retry job is scheduled for then, while the events behind it wait their turn.
+
+Each request has a short timeout (``TIMEOUT_S``) and a hook in backoff is not called by the jobs that later
+events queue, so a receiver that hangs costs a worker one timeout per attempt, not one per event."""
+from __future__ import annotations
+
+import http.client
+import logging
+import socket
+import ssl
+import time
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import orjson
+
+from eventlog import keys
+from replays.views import event_for
+from runtime import context as contexts
+from runtime import webhooks as hooks
+from runtime.context import Context
+
+log = logging.getLogger("arbiter.webhooks")
+
+TIMEOUT_S = 5.0        # connect, send and answer, each
+LOCK_S = 120           # a job that dies holding the lock holds up its hook this long at most
+BATCH = 100            # events read at a time
+_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
+def deliver(game_id: str, hook_id: str, retry: bool = False) -> str:
+    """The RQ job: deliver what the hook has not had yet."""
+    return run(contexts.current(), game_id, hook_id, retry)
+
+
+def run(context: Context, game_id: str, hook_id: str, retry: bool = False) -> str:
+    redis = context.redis
+    lock = keys.webhook_lock(game_id, hook_id)
+    while True:
+        hook = hooks.hook(redis, game_id, hook_id)
+        if hook is None:
+            return "deleted"
+        current = hooks.state(redis, game_id, hook_id)
+        if not retry and current["next_attempt_at"] and time.time() < current["next_attempt_at"]:
+            return "backing off"  # its retry job will come; this one must not hammer a failing receiver
+        token = uuid.uuid4().hex
+        if not redis.set(lock, token, nx=True, ex=LOCK_S):
+            return "busy"  # the holder re-checks the log after releasing, so this event is not left behind
+        try:
+            outcome = _drain(context, game_id, hook, current["delivered"], current["attempts"])
+        finally:
+            redis.eval(_RELEASE, 1, lock, token)
+        if outcome != "delivered":
+            return outcome
+        retry = False
+        seq, _ = context.store.head(game_id)
+        if seq <= hooks.state(redis, game_id, hook_id)["delivered"]:
+            return "up to date"
+
+
+def _drain(context: Context, game_id: str, hook: dict[str, Any], delivered: int, attempts: int) -> str:
+    redis, state_key = context.redis, keys.webhook_state(game_id, hook["id"])
+    record = context.loader.load(game_id)
+    if record is None:
+        return "no game"
+    viewer = hook["viewer"]  # the GM, a player, or None: the public
+    for event in context.store.read(game_id, after=delivered, limit=BATCH):
+        if event["seq"] > record["seq"]:
+            record = context.loader.load(game_id) or record  # judged by the game as it stands, as /events does
+        body = orjson.dumps({"hook_id": hook["id"], "game_id": game_id,
+                             "event": event_for(record, event, viewer)}, option=orjson.OPT_SORT_KEYS)
+        started = time.monotonic()
+        status, error = post(hook, event["seq"], body)
+        entry = {"seq": event["seq"], "at": int(time.time()), "status": status, "error": error,
+                 "attempt": attempts + 1, "ms": round((time.monotonic() - started) * 1000)}
+        pipe = redis.pipeline(transaction=True)
+        pipe.lpush(keys.webhook_log(game_id, hook["id"]), orjson.dumps(entry))
+        pipe.ltrim(keys.webhook_log(game_id, hook["id"]), 0, hooks.LOG_KEEP - 1)
+        if error is None:
+            attempts = 0
+            pipe.hset(state_key, mapping={"delivered": event["seq"], "attempts": 0, "status": "ok",
+                                          "last_error": "", "next_attempt_at": ""})
+            pipe.execute()
+            continue
+        attempts += 1
+        if attempts > len(hooks.BACKOFF_S):  # about 13 minutes of failures: wait for the next event to try again
+            pipe.hset(state_key, mapping={"attempts": attempts, "status": "failing", "last_error": error,
+                                          "next_attempt_at": ""})
+            pipe.execute()
+            return "failing"
+        wait = hooks.BACKOFF_S[attempts - 1]
+        pipe.hset(state_key, mapping={"attempts": attempts, "status": "retrying", "last_error": error,
+                                      "next_attempt_at": int(time.time() + wait)})
+        pipe.execute()
+        context.queue.enqueue_in(timedelta(seconds=wait), hooks.JOB, game_id, hook["id"], True,
+                                 job_id=f"hook-{game_id}-{hook['id']}-retry-{event['seq']}-{attempts}",
+                                 result_ttl=60, failure_ttl=24 * 3600, job_timeout=600,
+                                 description=f"webhook {hook['id']} of {game_id}: attempt {attempts + 1}")
+        return "failed"
+    return "delivered"
+
+
+def post(hook: dict[str, Any], seq: int, body: bytes) -> tuple[int | None, str | None]:
+    """POST one delivery to the address checked just now; (status, None) on a 2xx, else (status, error)."""
+    try:
+        scheme, host, port, addresses = hooks.check_url(hook["url"])
+    except hooks.Refused as exc:
+        return None, f"refused: {exc}"
+    target = hook["url"].split("://", 1)[1]
+    path = "/" + target.split("/", 1)[1] if "/" in target else "/"
+    headers = {"Content-Type": "application/json", "User-Agent": "Arbiter-Webhooks/1",
+               "Arbiter-Signature": hooks.sign(hook["secret"], int(time.time()), body),
+               "Arbiter-Delivery": f"{hook['id']}:{seq}", "Arbiter-Event-Seq": str(seq),
+               "Host": host if port in (80, 443) else f"{host}:{port}"}
+    connection = _Pinned(addresses[0], port, host, scheme == "https")
+    try:
+        connection.request("POST", path.split("#", 1)[0], body=body, headers=headers)
+        response = connection.getresponse()
+        response.read(64 * 1024)
+        if 200 <= response.status < 300:
+            return response.status, None
+        return response.status, f"answered {response.status}"
+    except (OSError, http.client.HTTPException) as exc:
+        return None, type(exc).__name__ if not str(exc) else f"{type(exc).__name__}: {exc}"[:200]
+    finally:
+        connection.close()
+
+
+class _Pinned(http.client.HTTPSConnection):
+    """A connection to the checked ``address``, with the URL's host name for TLS (SNI and the certificate check)."""
+
+    def __init__(self, address: str, port: int, host: str, tls: bool) -> None:
+        super().__init__(address, port, timeout=TIMEOUT_S, context=ssl.create_default_context())
+        self._host_name, self._tls = host, tls
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.host, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self._host_name) if self._tls else sock
