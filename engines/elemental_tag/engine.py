@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, State, Viewer, not_now
-from engines.elemental_tag import bots, orders, rules, views
+from engines.elemental_tag import bots, orders, rules, schemas, views
 from engines.elemental_tag import report as reports
 from engines.elemental_tag.rules import BOARD_KEYS, by_id
 from engines.elemental_tag.schemas import (
@@ -56,6 +56,8 @@ class ElementalTag(Engine):
     )
     options_schema = OptionsSchema
     join_schema = JoinSchema
+    view_schema, result_schema, hint_schema, outcome_schema = (schemas.VIEW, schemas.RESULT, schemas.HINT,
+                                                               schemas.OUTCOME)
     actions = {
         "bid": ActionType("bid", BidSchema, sealed=True, phases=("bidding",),
                           description="Round 1: your secret bid. The lowest bidder is it; everyone else's bid comes "

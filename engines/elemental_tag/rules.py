@@ -191,7 +191,7 @@ def placement(state: State, rng: Rng) -> tuple[JSON, JSON]:
         charge(board, changes, board["players"][player]["team"], options["replace_cost"], "new place")
     eliminated = eliminate(board, state["turn"])
     transfer = hand_on_it(board, rng.fork("it after elimination"))
-    public = {"kind": "placement", "replaced": asked, "placement_draws": draws, "changes": changes,
+    public = {"kind": "placement", "it": board["it"], "replaced": asked, "placement_draws": draws, "changes": changes,
               "eliminated": eliminated, "it_transfer": transfer}
     return public, {"board": board, "secret": {}}
 

@@ -6,6 +6,8 @@ so its errors can name the rule.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 # Ruling 1: the elements a team can take (and a player's guild can have).
@@ -89,3 +91,92 @@ class FormSchema(Schema):
     partner = fields.String(required=True, validate=validate.Length(1, 20))
     element = fields.String(required=True, validate=validate.OneOf(ELEMENTS))
     yes = fields.Boolean(load_default=True)
+
+
+# -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
+
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
+    if required:
+        out["required"] = sorted(required)
+    if description:
+        out["description"] = description
+    return out
+
+
+def _list(items: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def _by(keys: str, values: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
+
+
+def _maybe(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "nullable": True}
+
+
+_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+_ELEMENT = {"type": "string", "enum": list(ELEMENTS)}
+_SQUARE = {**_list(_I), "minItems": 2, "maxItems": 2,
+           "description": "[x, y]: column from the west, row from the north."}
+_ORDER = _obj({"type": {"type": "string", "enum": ["bid", "place", "move", "apply", "vote", "leave", "disband",
+                                                   "form"]}},
+              {"amount": _I, "replace": _B, "direction": {"type": "string", "enum": list(DIRECTIONS)},
+               "tags": _maybe(_list(_S)), "element": _ELEMENT, "motion": {"type": "string", "enum": ["admit", "eject"]},
+               "player_id": _S, "partner": _S, "yes": _B}, "An order as sent (defaults filled in).")
+_CHANGE = _obj({"team": _S, "points": _I, "why": {"type": "string", "enum": [
+    "bid", "new place", "it", "tag list", "tagged", "ejection"]}}, description="Points taken from a team, and why.")
+_OUT = _obj({"team": _S, "element": _maybe(_ELEMENT), "members": _list(_S), "points": _I, "turn": _I,
+             "how": {"type": "string", "enum": ["points", "left"]}},
+            description="A team out of the game: at no points, or left by its last player.")
+_DRAW = _obj({"among": {"type": "array"}, "index": _I}, description="A draw by lot: the index drawn among the list.")
+_TRANSFER = _maybe(_obj({"from": _S, "to": _maybe(_S), "how": {"type": "string", "enum": [
+    "most recent", "drawn", "nobody left"]}}, {"among": _list(_S), "index": _I}))
+_COLLISION = _obj({"kind": {"type": "integer", "enum": [1, 2, 3]}, "step": _I, "players": _list(_S),
+                   "square": _maybe(_SQUARE), "into": _maybe(_S)},
+                  description="Kind 1 trading places, 2 the same space (into: whoever stood there), 3 crossing.")
+_EVENT = _obj({"event": {"type": "string", "enum": ["left", "ejected", "disbanded", "formed", "admitted"]}},
+              {"player": _S, "players": _list(_S), "team": _S, "element": _ELEMENT, "points": _I})
+_ROUND = _obj(
+    {"turn": _I, "kind": {"type": "string", "enum": ["bidding", "placement", "moving"]}, "it": _maybe(_S),
+     "changes": _list(_CHANGE), "eliminated": _list(_OUT), "it_transfer": _TRANSFER},
+    {"tied": _list(_S), "draw": _maybe(_DRAW), "replaced": _list(_S), "moves": _by("player (stays left out)", {
+        "type": "string", "enum": list(DIRECTIONS)}), "collisions": _list(_COLLISION), "tagger": _maybe(_S),
+     "tagged": _maybe(_S), "team_events": _list(_EVENT), "applications": _by("applicant", _ELEMENT)},
+    "A round's announced facts.")
+
+HINT = _obj({}, {
+    "bid": _obj({"min": _I, "max": _I}), "place": _obj({"replace": _list(_B)}),
+    "move": _obj({"directions": _list(_S), "tags": _list(_S)}), "apply": _obj({"elements": _list(_ELEMENT)}),
+    "form": _obj({"partners": _list(_S), "elements": _list(_ELEMENT)}),
+    "vote": _obj({"admit": _list(_S), "eject": _list(_S)}), "leave": _obj({}), "disband": _obj({})},
+    "The orders a player may send now, with their choices.")
+
+_TEAM_RESULT = _obj({"team": _S, "element": _maybe(_ELEMENT), "members": _list(_S), "points": _I,
+                     "place": {"oneOf": [_I, {"type": "string", "enum": ["last standing"]}]}, "score": _I})
+RESULT = _obj({"winners": _list(_S), "teams": _list(_TEAM_RESULT), "players": _list(_obj(
+    {"player_id": _S, "name": _S, "score": _I, "team": _maybe(_S), "element": _maybe(_ELEMENT),
+     "guild_points": _I, "departed": _B}))}, description="Each team's place and score, and each player's.")
+
+VIEW = _obj({
+    "game": {"type": "string", "enum": ["Elemental Tag"]},
+    "stage": {"type": "string", "enum": ["bidding", "placement", "moving", "over"]},
+    "round": _I, "moving_round": _maybe(_I), "size": _maybe(_I), "it": _maybe(_S),
+    "players": _list(_obj({"id": _S, "name": _S, "team": _S, "element": _maybe(_ELEMENT),
+                           "square": _maybe(_SQUARE)})),
+    "teams": _list(_obj({"team": _S, "element": _maybe(_ELEMENT), "members": _list(_S), "points": _I})),
+    "open_elements": _list(_ELEMENT), "applications": _by("applicant", _ELEMENT), "eliminated": _list(_OUT),
+    "departed": _list(_S), "last_round": _maybe(_ROUND), "rules": {"type": "object", "description": "The options."},
+}, {
+    "you": _obj({"id": _S, "in_play": _B, "team": _maybe(_S), "order": _maybe(_ORDER),
+                 "team_actions": _by("subject", _ORDER), "legal_actions": HINT}),
+    "hidden": _obj({"orders": _by("player", _ORDER), "team_actions": _by("player", _by("subject", _ORDER)),
+                    "last_round": {"type": "object", "description": "The last round's secrets."}},
+                   description="The GM's (everyone's once the game is over)."),
+}, "The map, the teams and their points, who is it; a player's own orders; the GM's hidden part.")
+
+OUTCOME = _obj({"public": {"type": "object", "description": "The round's announced facts and the board after it."}},
+               {"private": {"type": "object", "description": "The it player's tag list; each team's team actions."},
+                "secret": {"type": "object", "description": "Bids, tag list, every team action."},
+                "closes_phase": _B}, "A setup, outcome or membership record.")
