@@ -70,7 +70,7 @@ def view(state: State, viewer: Viewer, hint: Callable[[State, str], JSON | None]
         shown["pending"] = state["pending"]
     elif viewer is not None and viewer in state["names"]:
         mine = state["pending"].get(viewer)
-        shown["you"] = {"id": viewer, "order": mine, "legal": hint(state, viewer)}
+        shown["you"] = {"id": viewer, "sent": mine, "legal": hint(state, viewer)}
     if result is not None:
         shown["result"] = result
     return shown

@@ -28,7 +28,7 @@ def test_rule_auction_bids_are_sealed_until_revealed_together() -> None:
     state = send(auction(new()), "p1", "bid", amount=12)
     for viewer in (PUBLIC, "p2", "p3"):
         assert "12" not in str(ENGINE.view(state, viewer)["auction"])
-    assert ENGINE.view(state, "p1")["you"]["order"]["amount"] == 12
+    assert ENGINE.view(state, "p1")["you"]["sent"]["amount"] == 12
     assert ENGINE.view(state, GM)["pending"]["p1"]["amount"] == 12
     outcome, _ = _bid(state, None, 4)
     assert effects(outcome, "auction")[0]["bids"] == {"p1": 12, "p2": 4}
