@@ -184,23 +184,32 @@ def _lift(schema: Any, names: dict[int, str]) -> Any:
 
 
 def _clean(schema: Any) -> Any:
-    """apispec's output made generator-friendly: ``enum: [..., null]`` loses its null (``nullable`` says it,
-    and a generator otherwise makes two enums of one), and a field defaulting to null says it takes null."""
-    if isinstance(schema, dict):
-        out = {k: _clean(v) for k, v in schema.items()}
-        if isinstance(out.get("enum"), list) and None in out["enum"]:
-            # OpenAPI 3.0.3: an enum without null refuses null even when nullable, so the enum moves one level in.
-            values = {"type": out.pop("type", "string"), "enum": [v for v in out.pop("enum") if v is not None]}
-            out.update(anyOf=[values], nullable=True)
-        if "default" in out and out["default"] is None and not out.get("nullable"):
-            out["nullable"] = True  # marshmallow lets a field whose load_default is None take null
-            if "enum" in out:
-                out.update(anyOf=[{"type": out.pop("type", "string"), "enum": out.pop("enum")}])
-        _spare_the_parsers_local(out)
-        return out
+    """apispec's output and the engines' declarations made OpenAPI 3.0 a generator reads well: a field defaulting
+    to null takes null; JSON Schema's ``type: [..., "null"]`` is spelled ``nullable``, an array has its ``items``;
+    and a nullable enum keeps
+    its values one level in (``nullable`` + ``anyOf: [{enum}]``), because in OpenAPI 3.0.3 an enum refuses null
+    unless it lists it, and listing it (``enum: [..., null]``) makes generators build two enums of one."""
     if isinstance(schema, list):
         return [_clean(v) for v in schema]
-    return schema
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _clean(v) for k, v in schema.items()}
+    if "default" in out and out["default"] is None:
+        out["nullable"] = True  # marshmallow lets a field whose load_default is None take null
+    if isinstance(out.get("type"), list):
+        types = [t for t in out.pop("type") if t != "null"]
+        out["nullable"] = out.get("nullable", False) or len(types) < len(schema["type"])
+        if len(types) == 1:
+            out["type"] = types[0]
+        else:
+            out["anyOf"] = [{"type": t} for t in types]
+    if isinstance(out.get("enum"), list) and (out.get("nullable") or None in out["enum"]):
+        values = {"type": out.pop("type", "string"), "enum": [v for v in out.pop("enum") if v is not None]}
+        out.update(anyOf=[values], nullable=True)
+    if out.get("type") == "array" and "items" not in out:
+        out["items"] = {}  # OpenAPI 3.0 requires items; a declaration without them means any
+    _spare_the_parsers_local(out)
+    return out
 
 
 def _spare_the_parsers_local(schema: dict[str, Any]) -> None:
@@ -347,6 +356,8 @@ def document() -> dict[str, Any]:
         spec.components.schema(name, _clean(body))
     game = spec.to_dict()["components"]["schemas"]["Game"]
     game.pop("additionalProperties", None)
+    for prop in game["properties"].values():
+        _nullable_ref(prop)
     for engine in engines:
         for name, body in _game_schemas(engine, game).items():
             spec.components.schema(name, body)

@@ -1,0 +1,234 @@
+"""A client generated from the live /v1/openapi.json plays every game type to the end (issue 19).
+
+openapi-python-client generates a Python package from the document an app started here serves; mypy --strict
+checks it (an ``Any`` schema, a name clash or an untyped 200 fails there); then, for every registered game type
+that declares its schemas, a whole game is played with the generated package only: typed operations (createGame,
+join<Type>Game, startGame, get<Type>Game, submit<Type>Action), typed orders built from the typed state and hint,
+and a typed result at the end.  Nothing is written as JSON by hand.  The players of a game type this file has
+no strategy for send nothing, and its GM closes each phase with a typed gm.resolve_now (the engine's rules
+default the missing orders), so a new game type is played the day it declares its schemas.  A game type that
+declares none yet is skipped, naming what it lacks.
+
+The package is generated once per module (about 2 s; mypy about 15 s); requests go to the Flask app in process
+through httpx's WSGI transport, and a real RQ worker resolves each phase.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Iterator
+
+import httpx
+import pytest
+from openapi_python_client.strings import snake_case
+from redis import Redis
+
+from cli import embedded_redis
+from engines import registry
+from runtime.config import Settings
+from runtime.context import Context, use
+from service.app import create_app
+from service.openapi import pascal
+from tests.platform.helpers import run_queued_jobs
+from tests.schema.declared import missing
+
+PACKAGE = "arbiter_client"
+# Short games: options and players per game type this file plays with a strategy of its own.
+SHORT = {
+    "extreme-ways": ({"bidding_rounds": 2}, 3),
+    "golden-strider": ({"race_length": 12}, 6),
+    "sxyzm-cyclone": ({"max_turns": 12}, 2),
+    "test-coin": ({"target": 1}, 2),
+}
+CONFIG = "class_overrides:\n" + "".join(
+    f"  {name}:\n    class_name: {new}\n    module_name: {snake_case(new)}\n"
+    for name, new in [("Error", "ErrorResponse"), ("Report", "TurnReport"), ("GameTypes", "GameTypeList")]
+) + "post_hooks: []\n"  # generated models named after a field of their own (error.error) would shadow it
+
+
+class Generated:
+    """The generated package, and clients for the app."""
+
+    def __init__(self, root: Path, app: Any, ctx: Context) -> None:
+        self.root, self.app, self.ctx = root, app, ctx
+        self.package = importlib.import_module(PACKAGE)
+        self.models = importlib.import_module(f"{PACKAGE}.models")
+        self.types = importlib.import_module(f"{PACKAGE}.types")
+
+    def client(self, token: str | None = None) -> Any:
+        transport = {"transport": httpx.WSGITransport(app=self.app)}
+        if token is None:
+            return self.package.Client(base_url="http://arbiter", httpx_args=transport, raise_on_unexpected_status=True)
+        return self.package.AuthenticatedClient(base_url="http://arbiter", token=token, httpx_args=transport,
+                                                raise_on_unexpected_status=True)
+
+    def operation(self, tag: str, operation_id: str) -> ModuleType:
+        return importlib.import_module(f"{PACKAGE}.api.{snake_case(tag)}.{snake_case(operation_id)}")
+
+    def model(self, name: str) -> Any:
+        return getattr(self.models, name)
+
+    def unset(self, value: Any) -> bool:
+        return isinstance(value, self.types.Unset) or value is None
+
+
+@pytest.fixture(scope="module")
+def generated(redis_server: embedded_redis.EmbeddedRedis, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
+        Generated]:
+    url = redis_server.url.rsplit("/", 1)[0]
+    Redis.from_url(f"{url}/0").flushall()
+    ctx = Context(Settings(redis_url=f"{url}/0", queue_url=f"{url}/1", queue_name="arbiter-client",
+                           admin_token=None, max_body_bytes=64 * 1024))
+    app = create_app(ctx)
+    live = app.test_client().get("/v1/openapi.json")
+    assert live.status_code == 200
+    root = tmp_path_factory.mktemp("client")
+    (root / "openapi.json").write_bytes(live.data)
+    (root / "config.yaml").write_text(CONFIG)
+    made = subprocess.run([sys.executable, "-m", "openapi_python_client", "generate", "--path", "openapi.json",
+                           "--meta", "none", "--output-path", PACKAGE, "--config", "config.yaml"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0 and (root / PACKAGE / "client.py").exists(), made.stdout + made.stderr
+    assert "Warning" not in made.stdout + made.stderr, made.stderr[:3000]  # a piece left out is a document bug
+    sys.path.insert(0, str(root))
+    try:
+        yield Generated(root, app, ctx)
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(f"{PACKAGE}.")]:
+            del sys.modules[name]
+        use(None)
+
+
+def test_the_generated_client_type_checks_strictly(generated: Generated) -> None:
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(generated.root / ".mypy"),
+                              PACKAGE], cwd=generated.root, capture_output=True, text=True, timeout=600)
+    assert checked.returncode == 0, checked.stdout[-4000:]
+    assert "Success" in checked.stdout
+
+
+def _game_types() -> list[str]:
+    return registry.names()
+
+
+@pytest.mark.parametrize("name", _game_types())
+def test_the_generated_client_plays_a_whole_game(generated: Generated, name: str) -> None:
+    engine = registry.latest(name)
+    assert engine is not None
+    if missing(engine):
+        pytest.skip(f"{name} declares no {', '.join(missing(engine))} yet: its typed state would be a loose object")
+    Table(generated, name).play()
+
+
+class Table:
+    """One game played through the generated client: a GM, players, and a strategy per game type."""
+
+    def __init__(self, gen: Generated, name: str) -> None:
+        self.gen, self.name = gen, name
+        self.engine = registry.latest(name)
+        self.p, self.tag = pascal(name), self.engine.meta.title
+        case = self.engine.simulation_cases[0]
+        self.options, self.players = SHORT.get(name, (dict(case["options"]), case["players"]))
+        self.fields = [] if name in SHORT else list(case.get("fields") or [])
+        self.strategy: Callable[[str, Any], list[Any]] | None = {
+            "extreme-ways": self._extreme_ways, "golden-strider": self._golden_strider,
+            "sxyzm-cyclone": self._sxyzm_cyclone, "test-coin": self._coin}.get(name)
+
+    def call(self, tag: str, operation_id: str, *args: Any, **kwargs: Any) -> Any:
+        """The operation's parsed answer; an error model (or nothing) is a failure, with the body."""
+        response = self.gen.operation(tag, operation_id).sync_detailed(*args, **kwargs)
+        assert 200 <= response.status_code < 300, (operation_id, response.status_code, response.content[:500])
+        assert response.parsed is not None and not isinstance(response.parsed, self.gen.model("ErrorResponse"))
+        return response.parsed
+
+    def play(self) -> None:
+        m = self.gen.model
+        created = self.call("Games", "createGame", client=self.gen.client(), body=m("CreateGame")(
+            type_=m("CreateGameType")(self.name), options=m("CreateGameOptions").from_dict(self.options),
+            seed=f"generated-client-{self.name}-" + "x" * 32))
+        self.game_id, self.gm = created.game_id, self.gen.client(created.gm_token)
+        self.tokens: dict[str, Any] = {}
+        for number in range(self.players):
+            fields = self.fields[number] if number < len(self.fields) else {}
+            joined = self.call(self.tag, f"join{self.p}Game", self.game_id, client=self.gen.client(),
+                               body=m(f"{self.p}Join").from_dict({"name": f"Bot {number + 1}", **fields}))
+            self.tokens[joined.player_id] = self.gen.client(joined.token)
+        started = self.call("Games", "startGame", self.game_id, client=self.gm)
+        assert started.status.value == "running"
+        orders = 0
+        for _ in range(400):
+            game = self.read(self.gm)
+            if game.status.value == "finished":
+                break
+            number = game.phase.number
+            for player, client in self.tokens.items():
+                if player in game.phase.awaiting and self.strategy is not None:
+                    for order in self.strategy(player, self.read(client).state):
+                        self.call(self.tag, f"submit{self.p}Action", self.game_id, client=client, body=order)
+                        orders += 1
+            run_queued_jobs(self.gen.ctx)
+            game = self.read(self.gm)
+            if game.status.value != "finished" and game.phase.number == number:  # someone sent nothing
+                self.call(self.tag, f"submit{self.p}Action", self.game_id, client=self.gm, body=m("GmResolveNow")(
+                    type_=m("GmResolveNowType")("gm.resolve_now"), reason="Bots are done"))
+                run_queued_jobs(self.gen.ctx)
+        final = self.read(self.gen.client())
+        assert final.status.value == "finished", f"{self.name}: not over after 400 phases"
+        assert isinstance(final.result, m(f"{self.p}Result")), final.result
+        assert isinstance(final.state, m(f"{self.p}View"))
+        assert orders > 0 or self.strategy is None
+        listed = self.call("Games", "listGames", client=self.gen.client(), type_=m("ListGamesType")(self.name),
+                           status=m("ListGamesStatus")("finished"))
+        assert self.game_id in [g.game_id for g in listed.games]
+
+    def read(self, client: Any) -> Any:
+        game = self.call(self.tag, f"get{self.p}Game", self.game_id, client=client)
+        assert isinstance(game, self.gen.model(f"{self.p}Game"))
+        return game
+
+    # -- strategies: typed orders from the typed state --------------------------------------------
+    def _extreme_ways(self, player: str, state: Any) -> list[Any]:
+        m, hint = self.gen.model, state.you.legal_actions
+        if not self.gen.unset(hint.bid):
+            return [m("ExtremeWaysBid")(type_=m("ExtremeWaysBidType")("bid"), amount=hint.bid.min_)]
+        if not self.gen.unset(hint.move):
+            option = m("ExtremeWaysMoveOptionsItemType0")(hint.move.options[-1].value)
+            return [m("ExtremeWaysMove")(type_=m("ExtremeWaysMoveType")("move"), options=[option] * hint.move.rounds)]
+        if not self.gen.unset(hint.ec_vote):
+            return [m("ExtremeWaysEcVote")(type_=m("ExtremeWaysEcVoteType")("ec_vote"),
+                                           player_id=hint.ec_vote.candidates[0])]
+        return [m("ExtremeWaysPass")(type_=m("ExtremeWaysPassType")("pass"))] if not self.gen.unset(hint.pass_) else []
+
+    def _golden_strider(self, player: str, state: Any) -> list[Any]:
+        m, hint = self.gen.model, state.you.hint
+        orders = []
+        for runner in hint or []:
+            starting = not self.gen.unset(runner.starting_cards) and runner.starting_cards
+            card = "6" if starting else runner.playable[-1]  # the default hand is five 6s; else the newest
+            orders.append(m("GoldenStriderPlay")(type_=m("GoldenStriderPlayType")("play"), runner=runner.runner,
+                                                 card=card, cards=[6] * 5 if starting else self.gen.types.UNSET))
+        return orders
+
+    def _sxyzm_cyclone(self, player: str, state: Any) -> list[Any]:
+        m = self.gen.model
+        if self.gen.unset(state.legal_moves) or not state.legal_moves.moves:
+            return []
+        move = state.legal_moves.moves[0]
+        return [m("SxyzmCycloneTurn")(type_=m("SxyzmCycloneTurnType")("turn"), moves=[m("SxyzmCycloneTurnMovesItem")(
+            cube=m("SxyzmCycloneTurnMovesItemCube")(move.cube.value),
+            toward=m("SxyzmCycloneTurnMovesItemToward")(move.toward.value))])]
+
+    def _coin(self, player: str, state: Any) -> list[Any]:
+        m = self.gen.model
+        side = "heads" if player == "p1" else "tails"  # two players calling apart: one is right every toss
+        return [m("TestCoinCall")(type_=m("TestCoinCallType")("call"), side=m("TestCoinCallSide")(side))]
+
+
+def test_the_document_the_client_came_from_is_the_one_served(generated: Generated) -> None:
+    """Generated from the live document, not a copy: it is what /v1/openapi.json serves now."""
+    served = generated.app.test_client().get("/v1/openapi.json").get_json()
+    assert json.loads((generated.root / "openapi.json").read_text()) == served
