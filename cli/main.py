@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,33 +17,50 @@ GUNICORN_DEFAULTS = ["--workers", "2", "--worker-class", "gthread", "--threads",
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:  # every option belongs to bench's own parser
+        from bench.__main__ import main as bench_main
+
+        return bench_main(argv[1:])
+    args = build_parser(argv).parse_args(argv)
+    return COMMANDS[args.command](args)
+
+
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    """The command line; ``argv`` only decides whether to list the game types (``simulate``'s, which import them)."""
     parser = argparse.ArgumentParser(prog="arbiter", description="Arbiter: an automated game master.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     up = sub.add_parser("up", help="run Redis (embedded unless REDIS_URL is set), the API and a worker")
-    up.add_argument("--host", default="127.0.0.1")
-    up.add_argument("--port", type=int, default=8000)
-    up.add_argument("--data", default="data", help="folder for the embedded Redis's AOF files")
-    up.add_argument("--redis-port", type=int, default=None)
+    up.add_argument("--host", default="127.0.0.1", help="address the API listens on (default: %(default)s)")
+    up.add_argument("--port", type=int, default=8000, help="the API's port (default: %(default)s)")
+    up.add_argument("--data", default="data", help="folder for the embedded Redis's AOF files, its version record "
+                    "and the lock that keeps a second `arbiter up` off it (default: ./%(default)s)")
+    up.add_argument("--redis-port", type=int, default=None,
+                    help="the embedded Redis's port (default: 6390, or a free one if 6390 is taken)")
     up.add_argument("--stream-port", type=int, default=8001, help="where the stream process listens")
 
     api = sub.add_parser("api", help="serve the REST API with gunicorn")
-    api.add_argument("--host", default="127.0.0.1")
-    api.add_argument("--port", type=int, default=8000)
+    api.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    api.add_argument("--port", type=int, default=8000, help="port to listen on (default: %(default)s)")
 
     worker = sub.add_parser("worker", help="run an RQ worker with the scheduler and the sweeper")
     worker.add_argument("--burst", action="store_true", help="run queued jobs, then exit")
-    worker.add_argument("--no-scheduler", action="store_true")
-    worker.add_argument("--no-sweeper", action="store_true")
-    worker.add_argument("--class", dest="worker_class", choices=["simple", "fork"], default="simple")
-    worker.add_argument("--name", default=None)
+    worker.add_argument("--no-scheduler", action="store_true",
+                        help="do not run RQ's scheduler (deadlines): another worker must")
+    worker.add_argument("--no-sweeper", action="store_true",
+                        help="do not run the sweeper thread (re-queues lost resolutions): another process must")
+    worker.add_argument("--class", dest="worker_class", choices=["simple", "fork"], default="simple",
+                        help="simple: jobs run in the worker's process (faster); fork: a child per job "
+                             "(default: %(default)s)")
+    worker.add_argument("--name", default=None, help="the worker's name in RQ (default: a random one)")
 
     stream = sub.add_parser("stream", help="serve live event streams (SSE and NDJSON) from an asyncio process")
-    stream.add_argument("--host", default="127.0.0.1")
-    stream.add_argument("--port", type=int, default=8001)
+    stream.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    stream.add_argument("--port", type=int, default=8001, help="port to listen on (default: %(default)s)")
 
     follow = sub.add_parser("follow", help="print a game's events as they happen")
-    follow.add_argument("game")
+    follow.add_argument("game", help="the game's id")
     follow.add_argument("--token", default=os.environ.get("ARBITER_TOKEN"),
                         help="a player's or the GM's token (default: $ARBITER_TOKEN; none: the public view)")
     follow.add_argument("--url", default=os.environ.get("ARBITER_STREAM_URL", "http://127.0.0.1:8001/v1"),
@@ -51,32 +69,33 @@ def main(argv: list[str] | None = None) -> int:
     follow.add_argument("--json", action="store_true", help="print each event as JSON")
 
     sweep = sub.add_parser("sweep", help="re-queue overdue phases (once, or every second)")
-    sweep.add_argument("--once", action="store_true")
+    sweep.add_argument("--once", action="store_true", help="sweep once, print what was done, and exit")
 
     sub.add_parser("rebuild", help="delete snapshots and indexes and rebuild them from the streams")
 
     verify = sub.add_parser("verify", help="verify an exported game file offline")
-    verify.add_argument("file")
+    verify.add_argument("file", help="an export (GET /v1/games/{id}/export)")
     verify.add_argument("--receipt", action="append", default=[], metavar="SEQ:HASH",
                         help="also check that the log holds this order receipt (repeatable)")
 
     simulate = sub.add_parser("simulate", help="bots play a whole game through the real store and worker")
-    simulate.add_argument("type")
-    simulate.add_argument("--players", type=int, required=True)
-    simulate.add_argument("--seed", default="simulate")
+    types = _game_types() if argv[:1] == ["simulate"] else []  # engines are imported only for simulate
+    simulate.add_argument("type", metavar="TYPE",  # an unknown one is refused naming every type
+                          help="the game type: " + (", ".join(types) or "see arbiter simulate --help"))
+    simulate.add_argument("--players", type=int, required=True, help="how many bots play")
+    simulate.add_argument("--seed", default="simulate", help="the game's seed (default: %(default)s)")
     simulate.add_argument("--options", default="{}", help="game options as JSON")
-    simulate.add_argument("--quiet", action="store_true")
+    simulate.add_argument("--quiet", action="store_true", help="print only the result, not each phase")
 
     sub.add_parser("bench", add_help=False,
                    help="run the benchmarks on the real stack (arbiter bench --help; see bench/README.md)")
+    return parser
 
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["bench"]:  # every option belongs to bench's own parser
-        from bench.__main__ import main as bench_main
 
-        return bench_main(argv[1:])
-    args = parser.parse_args(argv)
-    return COMMANDS[args.command](args)
+def _game_types() -> list[str]:
+    from engines import registry
+
+    return registry.names()
 
 
 def _context():
@@ -84,22 +103,41 @@ def _context():
     from runtime.context import Context, use
 
     context = Context(Settings.from_env())
+    _say_which_redis(context.settings.redis_url)
     use(context)
     return context
 
 
+def _say_which_redis(url: str) -> None:
+    """Every command that uses Redis says which (on stderr): `arbiter up` runs its own on another port."""
+    from runtime.config import address
+
+    where = "REDIS_URL" if os.environ.get("REDIS_URL") else "the default; `arbiter up` prints the REDIS_URL to export"
+    print(f"arbiter: using Redis at {address(url)} ({where})", file=sys.stderr, flush=True)
+
+
 def cmd_up(args: argparse.Namespace) -> int:
-    from cli import embedded_redis
+    from cli import data_folder, embedded_redis
 
     env = dict(os.environ)
     redis_server = None
     if not env.get("REDIS_URL"):
+        data = Path(args.data)
+        try:
+            lock = data_folder.lock(data)  # held until this process exits
+            binary, version = data_folder.check_server(data, embedded_redis.find_binary())
+        except data_folder.DataFolderError as exc:
+            print(f"arbiter up: {exc}", file=sys.stderr)
+            return 1
         port = args.redis_port or _port_or_free(6390)
-        redis_server = embedded_redis.start(Path(args.data) / "redis", port, aof=True, own_group=True)
+        redis_server = embedded_redis.start(data / "redis", port, aof=True, own_group=True)
+        data_folder.record_server(data, binary, version)
         env["REDIS_URL"] = redis_server.url
-        print(f"Redis (embedded, AOF in {Path(args.data) / 'redis'}) at {redis_server.url}", flush=True)
+        print(f"Redis {version} ({binary}, embedded, AOF in {data / 'redis'}) at {redis_server.url}", flush=True)
+        print(f"For other arbiter commands on this Redis: export REDIS_URL={redis_server.url}", flush=True)
     else:
-        print(f"Redis at {env['REDIS_URL']}", flush=True)
+        lock = None
+        print(f"Redis at {env['REDIS_URL']} (REDIS_URL)", flush=True)
     children = [
         subprocess.Popen([sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS, "--bind", f"{args.host}:{args.port}",
                           "service.wsgi:app"], env=env),
@@ -138,6 +176,8 @@ def cmd_up(args: argparse.Namespace) -> int:
                 child.kill()
         if redis_server is not None:
             redis_server.stop()
+        if lock is not None:
+            lock.close()
     return code
 
 
@@ -155,6 +195,7 @@ def _port_or_free(preferred: int) -> int:
 
 
 def cmd_api(args: argparse.Namespace) -> int:
+    _say_which_redis(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     os.execv(sys.executable, [sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS,
                               "--bind", f"{args.host}:{args.port}", "service.wsgi:app"])
     return 0  # not reached
@@ -254,13 +295,6 @@ def _check_receipt(document: dict, text: str) -> dict:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from cli import simulate
-
-    temp = None
-    if not os.environ.get("REDIS_URL"):
-        from cli import embedded_redis
-
-        temp = embedded_redis.start(Path(tempfile.mkdtemp(prefix="arbiter-sim-")), aof=False)
-        os.environ["REDIS_URL"] = temp.url
     from service.errors import ApiError
 
     try:
@@ -269,6 +303,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"cannot simulate: --options is not valid JSON ({exc}); give an object, e.g. "
               """--options '{"announce": "none"}'""", file=sys.stderr)
         return 2
+    temp = folder = None
+    if not os.environ.get("REDIS_URL"):
+        from cli import embedded_redis
+
+        folder = Path(tempfile.mkdtemp(prefix="arbiter-sim-"))
+        temp = embedded_redis.start(folder, aof=False)
+        os.environ["REDIS_URL"] = temp.url
     try:
         report = simulate.run(_context(), args.type, args.players, args.seed, options,
                               echo=None if args.quiet else print)
@@ -278,6 +319,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     finally:
         if temp is not None:
             temp.stop()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)  # its Redis's files: nothing of a simulation is kept
     print(json.dumps(report["result"], indent=2, sort_keys=True))
     if not report["finished"]:
         print(f"the game did not finish ({report['events']} events): see the progress above", file=sys.stderr)
