@@ -34,8 +34,8 @@ NAMES = {"stay": "stays", "n": "north", "s": "south", "e": "east", "w": "west",
 
 def grid_side(players: int, fixed: int = 0) -> int:
     """Ruling 2: 5 x 5 for up to 12 players; beyond that the smallest square grid with at least two
-    squares per player (13 players: 6 x 6, 60 players: 11 x 11).  A GM's fixed size wins if it fits."""
-    if fixed:
+    squares per player (13 players: 6 x 6, 60 players: 11 x 11).  A GM's fixed size wins if everyone fits."""
+    if fixed and fixed * fixed >= players:
         return fixed
     needed = 2 * players
     side = isqrt(needed)

@@ -185,6 +185,10 @@ def placement(state: State, rng: Rng) -> tuple[JSON, JSON]:
     draws = []
     for player in asked:
         free = [sq for sq in empty_squares(board) if sq != old[player]]
+        if not free:  # a full map (a GM's fixed size): the place is kept, and nothing is paid
+            board["players"][player]["pos"] = list(old[player])
+            draws.append(None)
+            continue
         index = rng.below(len(free))
         draws.append(index)
         board["players"][player]["pos"] = list(free[index])

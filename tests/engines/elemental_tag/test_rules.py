@@ -6,11 +6,14 @@ t4 p7 alone.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from engines.canonical import canonical_json
 from engines.contract import GM, PUBLIC, RuleError
 from engines.driver import change_members, eject, player_list, start
 from engines.elemental_tag import ENGINE
-from engines.elemental_tag.board import grid_side
+from engines.elemental_tag.board import STEPS, grid_side
 from engines.elemental_tag.rules import average, standings
 from tests.engines.elemental_tag.helpers import (
     FIRE3_WATER2_ALONE2,
@@ -108,7 +111,7 @@ def test_rule_1_hasty_bids_can_knock_a_team_out_before_it_begins() -> None:
     state = signed_up(FIRE3_WATER2_ALONE2)
     for player, amount in {"p1": 2, "p6": 30, "p7": 40}.items():
         state = send(state, player, type="bid", amount=amount)
-    outcome, after = resolve(state)  # p2..p5 missed: 0, tied lowest with... p1 bid 2 > 0
+    outcome, after = resolve(state)  # p2..p5 missed (0): one of them is it; p6 and p7 pay more than they have
     assert {e["members"][0] for e in outcome["public"]["eliminated"]} == {"p6", "p7"}
     assert "p6" not in after["players"] and "p7" not in after["players"]
 
@@ -407,3 +410,40 @@ def test_what_each_viewer_sees_of_the_open_round() -> None:
     outcome, _ = resolve(state)
     assert outcome["private"]["team:fire"] == {"team_actions": {"p2": ["eject:p3"]}}
     assert outcome["private"]["p1"] == {"tags": ["p2"]}
+
+
+def test_ruling_2_a_fixed_grid_size_holds_if_everyone_fits() -> None:
+    assert grid_side(7, 6) == 6 and grid_side(30, 5) == 8 and grid_side(25, 5) == 5
+
+
+def test_ruling_10_on_a_full_map_a_new_place_is_kept_for_nothing() -> None:
+    state = signed_up([{}] * 9, {"grid_size": 3})
+    _, state = resolve(state)  # everyone missed the bid: 0 each, a tie, the average 0
+    assert state["size"] == 3 and len(state["players"]) == 9
+    before = state["players"]["p1"]["pos"]
+    outcome, after = resolve(send(state, "p1", type="place", replace=True), number=2)
+    assert after["players"]["p1"]["pos"] == before and points(after, "p1") == 25
+    assert outcome["public"]["changes"] == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["n", "s", "e", "w", "ne", "nw", "se", "sw", "stay"]), min_size=7, max_size=7),
+       st.permutations(list(ROW)))
+def test_rule_3_a_round_does_not_depend_on_the_order_the_orders_arrived_in(moves: list[str], order: list[str]) -> None:
+    """The whole round (moves, collisions, tags, points), with the orders sent in id order or in any other."""
+    base = on_map(signed_up(FIRE3_WATER2_ALONE2), ROW, it="p6")
+    wanted = {}
+    for player, direction in zip(ROW, moves):
+        x, y = ROW[player]
+        dx, dy = STEPS[direction]
+        if 1 <= x + dx <= 5 and 1 <= y + dy <= 5:
+            wanted[player] = {"type": "move", "direction": direction,
+                              **({"tags": ["p5", "p1"]} if player == "p6" else {})}
+    states = []
+    for sequence in (list(ROW), order):
+        state = base
+        for player in sequence:
+            if player in wanted:
+                state = send(state, player, **wanted[player])
+        states.append(resolve(state))
+    assert canonical_json(states[0]) == canonical_json(states[1])
