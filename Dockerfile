@@ -9,6 +9,7 @@ COPY replays replays
 COPY runtime runtime
 COPY cli cli
 COPY bench bench
+COPY streams streams
 RUN pip install --no-cache-dir . && useradd --create-home arbiter
 USER arbiter
 EXPOSE 8000
