@@ -6,7 +6,11 @@ than the forking Worker (see bench/).
 """
 from __future__ import annotations
 
+import ctypes
 import logging
+import os
+import signal
+import sys
 
 from rq import Queue, SimpleWorker, Worker
 from rq.serializers import JSONSerializer
@@ -16,6 +20,35 @@ from runtime.context import Context
 from workers import sweeper
 
 WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+_parent = 0  # the worker's pid, as each fork sees it
+
+
+def children_die_with_the_worker() -> None:
+    """Every child this process forks from now on (RQ's scheduler, a fork worker's work horses) gets SIGTERM from
+    the kernel when the worker dies, however it dies: a ``kill -9`` of the worker alone once left its scheduler
+    running old code and holding the scheduler lock.  SIGTERM, not SIGKILL: RQ's scheduler then releases its
+    lock on the way out.  Linux only (``prctl(PR_SET_PDEATHSIG)``); elsewhere, stop the worker's process group.
+
+    The signal follows the thread that forked, and RQ forks from the worker's main thread, which lives as long as
+    the worker does.  A worker that died between the fork and the ``prctl`` is caught by the parent check."""
+    global _parent
+    if not sys.platform.startswith("linux") or _parent:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def before() -> None:
+        global _parent
+        _parent = os.getpid()
+
+    def in_child() -> None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != _parent:  # the worker is already gone
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    os.register_at_fork(before=before, after_in_child=in_child)
+    _parent = os.getpid()
 
 
 def run(
@@ -33,6 +66,7 @@ def run(
     # are imported now, before any thread (their registry loads under a lock), and the
     # sweeper has connections and a game cache of its own.
     registry.names()
+    children_die_with_the_worker()
     stop = sweeper.start_thread(Context(ctx.settings)) if with_sweeper and not burst else None
     # RQ gets a connection of its own: it raises that one's socket timeout to minutes for its blocking pops.
     connection = ctx.rq_connection()
