@@ -106,7 +106,7 @@ class StrategicAspect(Engine):
         if stage in SINGLE:
             actor = state["current"]
             return Phase(stage, (actor,), () if actor in state["pending"] else (actor,), False, number,
-                         PROMPTS[stage])
+                         _prompt(state, stage, actor))
         actors = tuple(state["auction"]["bidders"]) if stage in ("auction", "rebid") else tuple(
             rules.ceremony_voters(state))
         return Phase(stage, actors, tuple(a for a in actors if a not in state["pending"]), True, number,
@@ -157,6 +157,17 @@ class StrategicAspect(Engine):
         if actor == GM or phase is None or actor not in phase.actors:
             return None
         return bots.bot_action(state, actor, phase.name, rng)
+
+
+def _prompt(state: State, stage: str, actor: str) -> str:
+    """What a single cyclist's phase asks of them, with where they stand."""
+    name = state["names"][actor]
+    if stage == "move":
+        return (f"{name}, space {state['position'][actor]} of {state['cycle']['length']}, "
+                f"{state['steps'][actor]} steps. {PROMPTS[stage]}")
+    if stage == "suffice":
+        return f"{name}: {PROMPTS[stage]} You are {rules.suffice_distance(state, actor)} spaces from it."
+    return f"{name}: {PROMPTS[stage]}"
 
 
 def blank(options: JSON, players: list[JSON]) -> State:

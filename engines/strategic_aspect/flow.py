@@ -147,9 +147,8 @@ def _ceremony(state: State, e: JSON, secret: JSON) -> State:
 def _eliminate(state: State, e: JSON, secret: JSON) -> State:
     cyclist = e["cyclist"]
     ceremony = {**state["ceremony"], "eliminated": cyclist, "by": e["by"], "list": e.get("list")}
-    return {**state, "pending": {}, "ceremony": ceremony,
+    return {**state, "pending": {}, "ceremony": ceremony,  # their space stays on record until the next cycle
             "cyclists": [c for c in state["cyclists"] if c != cyclist],
-            "position": {c: p for c, p in state["position"].items() if c != cyclist},
             "eliminated": {**state["eliminated"], cyclist: {"cycle": state["cycle"]["number"],
                                                              "steps": state["steps"][cyclist]}}}
 
