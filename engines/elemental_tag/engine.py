@@ -30,6 +30,11 @@ OPTION_DEFAULTS: JSON = roundtrip(OptionsSchema().load({}))
 TEAM_ACTION = ("moving",)
 
 
+def team_viewer(element: str, team: str) -> str:
+    """The viewer name of one team: its element and its id, so a later team of the same element is another viewer."""
+    return f"team:{element}:{team}"
+
+
 def history_entry(public: JSON) -> JSON:
     """What the report of a round needs, kept small (every round of a long game is kept): the map as each
     player's square, the teams, and the round's announced facts; moves only where someone did not stay."""
@@ -156,10 +161,10 @@ class ElementalTag(Engine):
         for player, order in state["orders"].items():
             if order.get("tags"):
                 private[player] = {"tags": order["tags"]}
-        for team in state["teams"].values():
+        for tid, team in state["teams"].items():
             acts = {m: sorted(state["acts"][m]) for m in team["members"] if m in state["acts"]}
             if team["element"] is not None and acts:
-                private[f"team:{team['element']}"] = {"team_actions": acts}
+                private[team_viewer(team["element"], tid)] = {"team_actions": acts}
         return {"public": {"turn": state["turn"], **public, "board": rest["board"]}, "private": private,
                 "secret": rest["secret"]}
 
@@ -219,16 +224,24 @@ class ElementalTag(Engine):
         return new
 
     def teams(self, state: State, player_id: str) -> tuple[str, ...]:
-        """An element team's players see what is addressed to ``team:<element>``; underworld players play alone."""
+        """An element team's players see what is addressed to their team (``team:<element>:<team id>``: an element
+        held again later, by another team, names another viewer); underworld players play alone."""
         player = state["players"].get(player_id)
         if player is None:
             return ()
         element = state["teams"][player["team"]]["element"]
-        return (f"team:{element}",) if element else ()
+        return (team_viewer(element, player["team"]),) if element else ()
 
     # -- what people see ---------------------------------------------------------
     def view(self, state: State, viewer: Viewer) -> JSON:
         return views.view(state, viewer, self.legal_actions_hint)
+
+    def closed_view(self, state: State, viewer: Viewer) -> JSON:
+        """After the end, under ``reveal_at_end: "rulebook"``: bids, tag lists and team actions stay unrevealed
+        (the rulebook shows who is it, never the tag list)."""
+        shown = views.view(state, viewer, self.legal_actions_hint)
+        shown.pop("hidden", None)
+        return shown
 
     def result(self, state: State) -> JSON | None:
         if state["stage"] != "over":

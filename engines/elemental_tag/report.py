@@ -2,10 +2,10 @@
 
 Round 1 is the bidding (who's it), round 2 the placement, round 3 on the moving rounds.  A
 report holds what the round announced to everyone: the map, each player's move and square, the
-collisions, who is it, the teams' points, the eliminations and team events.  The GM's report
-adds the round's secrets (bids, the tag list, team actions); a team's player sees their own
-team's actions.  The map is a monospaced block in every format, and player names are escaped
-for each format (they are shown in the map only by a short key).
+collisions, who is it, the teams' points, the eliminations and team events.  The GM's JSON
+report of the latest round adds the round's secrets (bids, the tag list, team actions); nobody
+else's report has them, during the game or after.  The map is a monospaced block in every
+format, and player names are escaped for each format (the map shows only a short key each).
 """
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def report_data(state: State, number: int | None, viewer: Viewer) -> JSON:
         "applications": entry.get("applications", {}),
     }
     data["map"] = _map(entry["size"], {p: squares[p] for p in ids}, keys)
-    if viewer == GM or state["stage"] == "over":
+    if viewer == GM:
         data["gm"] = state["last_secret"] if entry is state["history"][-1] else None  # the latest round's only
     return roundtrip(data)
 

@@ -3,7 +3,7 @@ who is it) and say what happened; the engine records that as the outcome and the
 
 A board is ``{"players": {id: {"team", "pos"}}, "teams": {team id: {"element", "members", "points"}},
 "it", "it_history", "next_team", "size"}``.  Team ids are ``t1``, ``t2``, ... in the order teams come to
-be; an element team's viewers are ``team:<element>``; an underworld player is a team of one with no
+be; an element team's viewer is ``team:<element>:<team id>``; an underworld player is a team of one with no
 element.
 """
 from __future__ import annotations

@@ -66,3 +66,9 @@ def test_every_round_has_a_report_and_an_unplayed_one_is_refused() -> None:
         ENGINE.report(state, 2, "json", PUBLIC)
     with pytest.raises(RuleError):
         ENGINE.report(state, 1, "html", PUBLIC)
+
+
+def test_after_the_end_the_report_still_keeps_the_secrets_to_the_gm_and_the_closed_view_hides_them() -> None:
+    state = {**_moved(), "stage": "over"}
+    assert "gm" not in ENGINE.report(state, None, "json", PUBLIC) and "gm" in ENGINE.report(state, None, "json", GM)
+    assert "hidden" in ENGINE.view(state, "p1") and "hidden" not in ENGINE.closed_view(state, "p1")

@@ -296,7 +296,7 @@ def test_rule_5_two_underworld_players_form_a_team_of_an_open_element_pooling_po
     _, after = resolve(state)
     assert members(after, "p6") == ["p6", "p7"] and points(after, "p6") == 45
     assert after["teams"][team_of(after, "p6")]["element"] == "ice"
-    assert ENGINE.teams(after, "p6") == ("team:ice",)
+    assert ENGINE.teams(after, "p6") == (f"team:ice:{team_of(after, 'p6')}",)
 
 
 def test_rule_5_a_new_underworld_player_joins_with_10_points_while_six_or_more_remain() -> None:
@@ -408,7 +408,8 @@ def test_what_each_viewer_sees_of_the_open_round() -> None:
     assert ENGINE.view(state, GM)["hidden"]["team_actions"]["p2"] == {"eject:p3": {
         "type": "vote", "motion": "eject", "player_id": "p3", "yes": True}}
     outcome, _ = resolve(state)
-    assert outcome["private"]["team:fire"] == {"team_actions": {"p2": ["eject:p3"]}}
+    assert outcome["private"]["team:fire:t1"] == {"team_actions": {"p2": ["eject:p3"]}}
+    assert ENGINE.teams(state, "p3") == ("team:fire:t1",) and ENGINE.teams(state, "p6") == ()
     assert outcome["private"]["p1"] == {"tags": ["p2"]}
 
 
