@@ -49,6 +49,38 @@ RESPONSE_SCHEMAS = ("ErrorBody", "Error", "CreatedGame", "Joined", "Receipt", "A
                     "ActionInfo")
 
 
+def _link(operation_id: str, description: str, game: str, token: str | None = None) -> dict[str, Any]:
+    parameters = {"path.game_id": game}
+    if token is not None:
+        parameters["header.Authorization"] = f"Bearer {{{token}}}"
+    return {"operationId": operation_id, "parameters": parameters, "description": description}
+
+
+_CREATED, _JOINED = "$response.body#/game_id", "$response.body#/game_id"
+_GM, _PLAYER = "$response.body#/gm_token", "$response.body#/token"
+# What a client does next with what an answer gave it (the game's id, the GM's or a player's token): OpenAPI links,
+# which clients and testers (schemathesis's stateful phase) follow.
+LINKS: dict[str, dict[str, dict[str, Any]]] = {
+    "createGame": {"201": {
+        "GetGame": _link("getGame", "Read the new game.", _CREATED),
+        "JoinGame": _link("joinGame", "Sign a player up.", _CREATED),
+        "RegisterPlayer": _link("joinGame", "The GM registers a player.", _CREATED, _GM),
+        "StartGame": _link("startGame", "The GM starts it.", _CREATED, _GM),
+        "GmAction": _link("submitAction", "A GM action (pause, extend a deadline ...).", _CREATED, _GM),
+        "GmGame": _link("getGame", "The game as its GM sees it.", _CREATED, _GM),
+        "Events": _link("listEvents", "Its log.", _CREATED),
+        "Audit": _link("auditGame", "The GM's audit.", _CREATED, _GM),
+        "Export": _link("exportGame", "The GM's export.", _CREATED, _GM),
+        "Replay": _link("getReplay", "Its replay.", _CREATED)}},
+    "joinGame": {"201": {
+        "PlayerGame": _link("getGame", "The game as this player sees it.", _JOINED, _PLAYER),
+        "Order": _link("submitAction", "This player's order.", _JOINED, _PLAYER),
+        "PlayerEvents": _link("listEvents", "The log as this player sees it.", _JOINED, _PLAYER)}},
+    "startGame": {"200": {"Game": _link("getGame", "The started game.", "$request.path.game_id")}},
+    "submitAction": {"202": {"Events": _link("listEvents", "The log with the order.", "$request.path.game_id")}},
+}
+
+
 def _converter() -> OpenAPIConverter:
     return OpenAPIConverter(openapi_version="3.0.3", schema_name_resolver=lambda s: None, spec=APISpec(
         "x", "1", "3.0.3", plugins=[MarshmallowPlugin()]))
@@ -370,6 +402,8 @@ def document() -> dict[str, Any]:
                                     "description": "A name plus the game type's own sign-up fields."})
     for path, operations in _paths(engines):
         for operation in operations.values():
+            for code, links in LINKS.get(operation["operationId"], {}).items():
+                operation["responses"][code]["links"] = links
             # Any token is checked against the throttle; anything that reads the store can find it unreachable.
             extra = ([429] if "401" in operation["responses"] else []) + ([503] if path not in NO_STORE else [])
             operation["responses"].update(_errors(*extra))
