@@ -43,6 +43,9 @@ def _live(state: State) -> State:
 
 def _data(state: State, number: int | None, viewer: Any) -> State:
     cycles = _cycles(state)
+    if not state["history"] and not cycles[-1]["turns"]:
+        # as for every game's report: nothing to post before the first phase is resolved
+        raise RuleError("report", "nothing has been revealed yet: the first turn is still open", {"cycles": []})
     if number is None:
         cycle = cycles[-1]
     else:

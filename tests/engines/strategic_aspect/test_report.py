@@ -48,7 +48,7 @@ def test_report_never_shows_the_rest_of_the_turn_order_except_to_the_gm() -> Non
 
 
 def test_report_shows_a_sealed_bid_only_to_its_author_as_theirs() -> None:
-    state = send(auction(_game()), "p1", "bid", amount=13)
+    state = send(auction(_with_turns()), "p1", "bid", amount=13)
     assert ENGINE.report(state, None, "json", "p1")["yours"] == {"cyclist": "p1", "type": "bid", "amount": 13}
     assert "Your sealed order (yours alone, not yet revealed): bid 13" in ENGINE.report(state, None, "text", "p1")
     for viewer in (PUBLIC, "p2", "p3"):
@@ -57,7 +57,7 @@ def test_report_shows_a_sealed_bid_only_to_its_author_as_theirs() -> None:
 
 
 def test_report_gives_the_auctions_revealed_bids_and_the_ceremony_counts() -> None:
-    state = send(send(auction(_game()), "p1", "bid", amount=15), "p2", "bid", amount=15)
+    state = send(send(auction(_with_turns()), "p1", "bid", amount=15), "p2", "bid", amount=15)
     _, state = resolve(state)
     state = send(send(state, "p1", "bid", amount=0), "p2", "bid", amount=5)
     _, state = resolve(state)
@@ -96,7 +96,9 @@ def test_report_escapes_names_so_they_cannot_forge_lines_or_markup(fmt: str) -> 
 
 
 def test_report_of_a_cycle_not_played_or_an_unknown_format_is_a_rule_error() -> None:
+    with pytest.raises(RuleError, match="nothing has been revealed yet"):
+        ENGINE.report(_game(), None, "json", PUBLIC)
+    with pytest.raises(RuleError, match="cycle 2 has not been played"):
+        ENGINE.report(_with_turns(), 2, "json", PUBLIC)
     with pytest.raises(RuleError):
-        ENGINE.report(_game(), 2, "json", PUBLIC)
-    with pytest.raises(RuleError):
-        ENGINE.report(_game(), 1, "pdf", PUBLIC)
+        ENGINE.report(_with_turns(), 1, "pdf", PUBLIC)
