@@ -108,3 +108,8 @@ def webhook_lock(game_id: str, hook_id: str) -> str:
 # Games with at least one webhook: the stream process kicks their hooks when it (re)subscribes, so events
 # appended while it was away are delivered too.
 WEBHOOK_GAMES = f"{PREFIX}:webhook-games"
+
+
+def webhook_kicked(game_id: str, hook_id: str) -> str:
+    """Set while a delivery job for the hook is queued and not yet started: further kicks need no job of their own."""
+    return f"{PREFIX}:{{{game_id}}}:webhook:{hook_id}:kicked"

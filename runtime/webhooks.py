@@ -35,6 +35,7 @@ MAX_HOOKS = 10          # per game
 LOG_KEEP = 100          # deliveries kept in a hook's log
 BACKOFF_S = (1, 2, 4, 8, 16, 32, 64, 128, 256, 300)   # before the 2nd, 3rd, ... attempt; then the next event's
 JOB = "workers.webhooks.deliver"
+KICK_MARK_S = 30        # a queued job that was lost holds further kicks back this long at most
 
 
 class Refused(ValueError):
@@ -142,14 +143,23 @@ def public(hook: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in hook.items() if k not in ("secret", "owner")}, **current}
 
 
-def kick(queue: Any, game_id: str, hook_id: str, seq: int) -> None:
-    """Have a worker deliver the hook's events up to ``seq`` (and any after): one job per hook and seq, so a
-    kick is never lost behind a job already running; the per-hook lock keeps them in order."""
+def kick(redis: Any, queue: Any, game_id: str, hook_id: str, seq: int) -> bool:
+    """Have a worker deliver the hook's events up to ``seq`` (and any after).  A kick while a job for the hook
+    is queued and not yet started adds nothing (that job reads the log when it starts, after clearing the
+    mark), so a busy game costs a job per delivery round, not one per event.  True if a job was queued."""
     from rq.exceptions import DuplicateJobError
 
+    mark = keys.webhook_kicked(game_id, hook_id)
+    if not redis.set(mark, seq, nx=True, ex=KICK_MARK_S):
+        return False
     try:
         queue.enqueue(JOB, game_id, hook_id, job_id=f"hook-{game_id}-{hook_id}-{seq}", unique=True,
                       result_ttl=60, failure_ttl=24 * 3600, job_timeout=600,
                       description=f"webhook {hook_id} of {game_id} up to {seq}")
     except DuplicateJobError:
-        pass
+        redis.delete(mark)
+        return False
+    except BaseException:
+        redis.delete(mark)
+        raise
+    return True

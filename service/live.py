@@ -68,7 +68,7 @@ def add_webhook(game_id: str) -> Any:
     except hooks.Refused as exc:
         raise invalid(str(exc), {"url": [str(exc)]}) from exc
     if after < record["seq"]:
-        hooks.kick(ctx().queue, game_id, hook["id"], record["seq"])
+        hooks.kick(ctx().redis, ctx().queue, game_id, hook["id"], record["seq"])
     shown = hooks.public(hook, hooks.state(ctx().redis, game_id, hook["id"]))
     return reply({**shown, "secret": hook["secret"]}, 201)
 

@@ -134,27 +134,36 @@ async def stream(request: web.Request) -> web.StreamResponse:
             if not page:
                 break
             chunk = b"".join(_frame(fmt, e["seq"], shown(record, e, viewer)) for e in page)
-            await asyncio.wait_for(response.write(chunk), WRITE_TIMEOUT_S)
+            async with asyncio.timeout(WRITE_TIMEOUT_S):
+                await response.write(chunk)
             last = page[-1]["seq"]
         if feed.finished:
             await response.write(_end(fmt, upto, "finished"))
             return response
         await _follow(response, follower, fmt, last)
         return response
-    except (ConnectionError, asyncio.TimeoutError):
+    except (ConnectionError, TimeoutError):
         return web.Response(status=499)
     finally:
         hub.leave(feed, follower)
 
 
 async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: int) -> None:
+    """Write what the feed hands the follower, as it comes.  ``asyncio.timeout`` rather than ``wait_for``, and
+    a queued item taken without waiting: ``wait_for`` makes a task per call, per follower and event."""
     heartbeat = b": heartbeat\n\n" if fmt == SSE else b"\n"
+    queue = follower.queue
     while True:
-        try:
-            item = await asyncio.wait_for(follower.queue.get(), HEARTBEAT_S)
-        except asyncio.TimeoutError:
-            await asyncio.wait_for(response.write(heartbeat), WRITE_TIMEOUT_S)
-            continue
+        if queue.empty():
+            try:
+                async with asyncio.timeout(HEARTBEAT_S):
+                    item = await queue.get()
+            except TimeoutError:
+                async with asyncio.timeout(WRITE_TIMEOUT_S):
+                    await response.write(heartbeat)
+                continue
+        else:
+            item = queue.get_nowait()
         if item is DROPPED:
             return  # too far behind: the client resumes from its last seq
         if item is END:
@@ -163,7 +172,8 @@ async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: i
         seq, body = item
         if seq <= last:
             continue
-        await asyncio.wait_for(response.write(_frame(fmt, seq, body)), WRITE_TIMEOUT_S)
+        async with asyncio.timeout(WRITE_TIMEOUT_S):
+            await response.write(_frame(fmt, seq, body))
         last = seq
 
 

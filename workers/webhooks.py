@@ -26,7 +26,7 @@ from runtime.context import Context
 log = logging.getLogger("arbiter.webhooks")
 
 TIMEOUT_S = 5.0        # connect, send and answer, each
-LOCK_S = 120           # a job that dies holding the lock holds up its hook this long at most
+LOCK_S = 120           # a job that dies holding the lock holds up its hook this long at most (renewed per event)
 BATCH = 100            # events read at a time
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
@@ -38,6 +38,7 @@ def deliver(game_id: str, hook_id: str, retry: bool = False) -> str:
 
 def run(context: Context, game_id: str, hook_id: str, retry: bool = False) -> str:
     redis = context.redis
+    redis.delete(keys.webhook_kicked(game_id, hook_id))  # from now on, an append queues a job again
     lock = keys.webhook_lock(game_id, hook_id)
     while True:
         hook = hooks.hook(redis, game_id, hook_id)
@@ -77,6 +78,7 @@ def _drain(context: Context, game_id: str, hook: dict[str, Any], delivered: int,
         entry = {"seq": event["seq"], "at": int(time.time()), "status": status, "error": error,
                  "attempt": attempts + 1, "ms": round((time.monotonic() - started) * 1000)}
         pipe = redis.pipeline(transaction=True)
+        pipe.expire(keys.webhook_lock(game_id, hook["id"]), LOCK_S)  # still ours: slow receivers take their time
         pipe.lpush(keys.webhook_log(game_id, hook["id"]), orjson.dumps(entry))
         pipe.ltrim(keys.webhook_log(game_id, hook["id"]), 0, hooks.LOG_KEEP - 1)
         if error is None:
