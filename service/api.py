@@ -1,9 +1,13 @@
 """The /v1 routes: each reads the caller, delegates, and filters what goes back out."""
 from __future__ import annotations
 
+import ctypes
+import gc
+import threading
 from typing import Any, Callable
 
 from flask import Blueprint, current_app, request
+from redis.exceptions import RedisError
 
 from engines import registry
 from replays import audit as audits
@@ -366,13 +370,68 @@ def report(game_id: str) -> Any:
     return reply({"game_id": game_id, "round": number, "format": fmt, "report": body}, headers=_cache_headers(tag))
 
 
+# Verifying a whole export costs memory (a 31 MiB export grew a worker by ~600 MiB): each API process verifies at
+# most VERIFY_AT_ONCE at a time (more get 503 busy before their body is read), each client address may start
+# VERIFY_PER_MINUTE verifications of exports over VERIFY_SMALL a minute, and the process gives the memory back.
+VERIFY_AT_ONCE = 1  # a 31 MiB export peaks at ~500 MiB in the verifying process (docs/reliability.md)
+VERIFY_PER_MINUTE = 10   # of the large ones, per client address
+VERIFY_SMALL = 1024 * 1024  # an export up to this size costs little and is not counted (most games' are far smaller)
+_verifying = threading.BoundedSemaphore(VERIFY_AT_ONCE)
+
+
 @v1.post("/replays/verify")
 def verify() -> Any:
-    document = json_body(limit=VERIFY_LIMIT)
+    if request.content_length is None or request.content_length > VERIFY_SMALL:
+        _verify_rate(client_address())
+    if not _verifying.acquire(blocking=False):
+        raise ApiError(503, "busy", f"This server is verifying {VERIFY_AT_ONCE} exports already; retry in a few "
+                       "seconds, or run `arbiter verify FILE` on your own machine.", headers={"Retry-After": "5"})
     try:
-        return reply(audits.verify(document))
-    except ValueError as exc:
-        raise ApiError(422, "not_an_export", str(exc), {"format": [str(exc)]}) from exc
+        document = json_body(limit=VERIFY_LIMIT)
+        request._cached_data = b""  # type: ignore[attr-defined]  # the raw body is parsed: let it go now
+        try:
+            return reply(audits.verify(document))
+        except ValueError as exc:
+            raise ApiError(422, "not_an_export", str(exc), {"format": [str(exc)]}) from exc
+        finally:
+            del document
+    finally:
+        _verifying.release()
+        _give_memory_back()
+
+
+def _verify_rate(client: str) -> None:
+    """At most VERIFY_PER_MINUTE large verifications a minute per client address, counted on the store; a store that
+    does not answer does not stop a verification, which needs no store."""
+    key = f"arbiter:verify-rate:{client}"
+    try:
+        pipe = ctx().redis.pipeline(transaction=True)
+        pipe.incr(key)
+        pipe.expire(key, 60, nx=True)
+        pipe.ttl(key)
+        count, _, ttl = pipe.execute()
+    except RedisError:
+        return
+    if count > VERIFY_PER_MINUTE:
+        wait = max(int(ttl), 1)
+        raise ApiError(429, "too_many_requests", f"At most {VERIFY_PER_MINUTE} verifications of large exports a "
+                       f"minute from one address; retry in {wait} s, or run `arbiter verify FILE` on your own machine.",
+                       {"retry_after": wait}, headers={"Retry-After": str(wait),
+                                                       "RateLimit-Policy": f'"verify";q={VERIFY_PER_MINUTE};w=60',
+                                                       "RateLimit": f'"verify";r=0;t={wait}'})
+
+
+def _give_memory_back() -> None:
+    """Collect what the verification left and hand freed heap back to the OS (glibc keeps it otherwise)."""
+    gc.collect()
+    if _libc is not None:
+        _libc.malloc_trim(0)
+
+
+try:
+    _libc: Any = ctypes.CDLL("libc.so.6")
+except OSError:  # not glibc: the memory is reused by the next request instead
+    _libc = None
 
 
 from service import live  # noqa: E402,F401  (stream tickets and webhooks add their routes to v1)

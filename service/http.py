@@ -34,6 +34,8 @@ def json_body(allow_empty: bool = False, limit: int | None = None) -> dict[str, 
     if not is_json(request.mimetype):
         raise ApiError(415, "unsupported_media_type", "Send the body with 'Content-Type: application/json'.",
                        {"content_type": request.mimetype or None})
+    # Keys first: that pass keeps nothing, so a large body's parsed objects are not held while it runs.
+    duplicate = first_duplicate_key(raw)
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -41,7 +43,6 @@ def json_body(allow_empty: bool = False, limit: int | None = None) -> dict[str, 
                        {"position": getattr(exc, "pos", None)}) from exc
     if not isinstance(value, dict):
         raise ApiError(400, "not_an_object", "The request body must be a JSON object.")
-    duplicate = first_duplicate_key(raw)
     if duplicate is not None:
         raise ApiError(400, "duplicate_key", f"The key {duplicate!r} appears twice in one object; JSON parsers "
                        "disagree on which one counts, so send it once.", {"key": duplicate})
@@ -68,7 +69,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> None:
 
 
 def first_duplicate_key(raw: bytes) -> str | None:
-    """A key that some object of ``raw`` (valid JSON, orjson has read it) holds twice, or None.  orjson
+    """A key that some object of ``raw`` holds twice, or None (also for a body that is not JSON at all).  orjson
     keeps the last of them silently, other parsers the first: a body that means one thing here and
     another to its sender's tools is refused instead."""
     try:
@@ -77,6 +78,8 @@ def first_duplicate_key(raw: bytes) -> str | None:
         return exc.key
     except RecursionError:  # deeper than the standard parser goes, though not than orjson's limit
         raise ApiError(400, "invalid_json", "The request body is nested too deeply.") from None
+    except ValueError:  # not JSON (or not UTF-8): orjson says where, next
+        return None
     return None
 
 
