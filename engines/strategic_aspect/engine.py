@@ -12,7 +12,7 @@ from typing import Any
 
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer
 from engines.rng import Rng
-from engines.strategic_aspect import bots, flow, report as reports, rules, views
+from engines.strategic_aspect import bots, flow, report as reports, rules, schemas, views
 from engines.strategic_aspect.schemas import (
     AcceptSchema,
     BidSchema,
@@ -55,6 +55,8 @@ class StrategicAspect(Engine):
                  "vote a cyclist out each cycle; the finalist with the most steps wins."),
     )
     options_schema = OptionsSchema
+    view_schema, result_schema, hint_schema, outcome_schema = (schemas.VIEW, schemas.RESULT, schemas.HINT,
+                                                               schemas.OUTCOME)
     actions = {
         "move": ActionType("move", MoveSchema, phases=("move",), example={"spaces": 3},
                            description="Your turn: move 1-6 spaces (1-3 earn that many steps; 4, 5, 6 spend 1, 3, 6)."),

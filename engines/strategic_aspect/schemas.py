@@ -1,6 +1,8 @@
 """Marshmallow schemas of Strategic Aspect: options and orders (form only; the rules are in rules.py/engine.py)."""
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from engines.strategic_aspect.rules import MAX_BID, MOVES, SUFFICE_SIGN
@@ -57,3 +59,92 @@ class TiebreakSchema(Schema):
 
 class SufficeSchema(Schema):
     choice = fields.String(required=True, validate=validate.OneOf(sorted(SUFFICE_SIGN)))
+
+
+# -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
+
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
+    if required:
+        out["required"] = sorted(required)
+    if description:
+        out["description"] = description
+    return out
+
+
+def _list(items: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def _by(keys: str, values: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
+
+
+def _null(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "nullable": True}
+
+
+def _enum(*values: str) -> dict[str, Any]:
+    return {"type": "string", "enum": list(values)}
+
+
+_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+STAGES = ("starting", "move", "steal", "buy_vote", "auction", "rebid", "safety", "accept", "vote", "tiebreak",
+          "suffice", "over")
+_KIND = _enum("normal", "final", "sudden_death", "suffice")
+_ROW = _obj({"id": _S, "name": _S, "steps": _I, "position": _null(_I),
+             "status": _enum("riding", "arrived", "eliminated", "departed"), "safety": _B, "vote_holder": _B,
+             "shown": _S}, description="A cyclist: space, steps (\"▲ steps\" in shown once departed), safety, vote.")
+_TURN = _obj({"turn": _I, "round": _I, "cyclist": _S, "steps": _I, "missed": _B},
+             {"move": _I, "from": _I, "to": _I, "steal": _obj({"from": _null(_S), "missed": _B}),
+              "purchase": _obj({"buy": _B, "missed": _B}), "distance": _I,
+              "choice": _enum("add", "subtract", "ignore")},
+             "A revealed turn: a move (with any steal or purchase), or a suffice choice.")
+_ORDER = _obj({"type": _S}, {"spaces": _I, "from": _null(_S), "buy": _B, "amount": _I,
+                             "choice": _S, "to": _null(_S), "accept": _B, "against": _S, "eliminate": _S},
+              "An order as sent.")
+_SAFETY = _obj({"holder": _null(_S), "transfers": _I, "status": _enum("deciding", "offered", "kept", "destroyed"),
+                "offered_to": _null(_S), "declined": _list(_S),
+                "history": _list(_obj({"cyclist": _S, "choice": _enum("keep", "destroy", "give", "accept", "decline"),
+                                       "missed": _B}, {"to": _null(_S)}))})
+_CEREMONY = _obj({}, {"counts": _by("cyclist", _I), "automatic": _list(_S), "abstained": _list(_S),
+                      "tied": _list(_S), "list": _null(_list(_S)), "eliminated": _null(_S), "by": _null(_S),
+                      "candidates": _list(_S), "voted": _list(_S)},
+                 "The ceremony: while voting, who may be voted for and who has voted; then the public counts.")
+_AUCTION = _obj({"bidders": _list(_S), "cap": _I, "rounds": _list(_obj(
+    {"bids": _by("bidder", _I), "paid": _by("bidder", _I), "missed": _list(_S),
+     "result": _enum("won", "destroyed", "draw", "rebid")})), "result": _null(_S), "winner": _null(_S),
+    "bid": _list(_S)}, description="The bidders, the revealed bids of each round, and who has bid in the open one.")
+
+HINT = _obj({}, {"spaces": _list(_I), "from": _list(_null(_S)), "buy": _list(_B), "amount": _list(_I),
+                 "choice": _list(_S), "to": _list(_S), "accept": _list(_B), "against": _list(_S),
+                 "eliminate": _list(_S), "distance": _I},
+            "What the cyclist may send now: the values of the open phase's order (amount: its lowest and highest).")
+
+RESULT = _obj({"winner": _null(_S), "ended": _null(_S), "cycles": _I,
+               "standings": _list({**_ROW, "properties": {**_ROW["properties"], "winner": _B},
+                                   "required": sorted([*_ROW["required"], "winner"])})},
+              description="The winner, how the game ended, and the standings (the winner first).")
+
+VIEW = _obj({
+    "game": _enum("Strategic Aspect"), "status": _enum("running", "finished"), "stage": _enum(*STAGES),
+    "cycle": _obj({"number": _I, "kind": _KIND, "length": _I, "tiebreak_space": _null(_I),
+                   "vote_holder": _null(_S), "round": _I, "turn": _I, "arrivals": _list(_S),
+                   "steal_spaces": _list(_I)}),
+    "current": _null(_obj({"cyclist": _S, "name": _S, "stage": _enum(*STAGES), "round": _I, "place": _I})),
+    "standings": _list(_ROW), "turns": _list(_TURN), "auction": _null(_AUCTION), "safety": _null(_SAFETY),
+    "ceremony": _null(_CEREMONY), "suffice_cycles_owed": _I,
+    "eliminated": _by("cyclist", _obj({"cycle": _I, "steps": _I})),
+    "departed": _by("cyclist", _obj({"kind": _enum("quit", "eject"), "steps": _I, "cycle": _I})),
+    "winner": _null(_S)},
+    {"order": _list(_S), "pending": _by("cyclist", _ORDER),
+     "you": _obj({"id": _S, "sent": _null(_ORDER), "legal": _null(HINT)}), "result": RESULT},
+    "The cycle, the open turn, the standings and what has been revealed; the GM also gets the rest of the round's "
+    "turn order and every open order; a cyclist their own open order and what they may send.")
+
+_EFFECT = {"type": "object", "description": "One recorded effect (do: move, steal, buy_vote, new_round, open, "
+           "auction, safety, accept, ceremony, eliminate, suffice, new_cycle, leave, finish)."}
+OUTCOME = _obj({"public": _obj({"effects": _list(_EFFECT)})},
+               {"private": {"type": "object"}, "secret": _obj({}, {"order": _list(_S), "ballots": _by("voter", _S)}),
+                "closes_phase": _B},
+               "A setup, outcome or membership record: public effects; the drawn turn order and ballots secret.")
