@@ -296,7 +296,7 @@ def replay(game_id: str) -> Any:
     caller = _caller(game_id)
     viewer = viewer_of(caller.as_role())
     at = int_arg("at", None, 1, record["seq"])
-    after = int_arg("after", 0, 0, record["seq"])
+    after = int_arg("after", 0, 0, 2**53)  # as on /events: past the end is an empty page, not an error
     limit = int_arg("limit", 100, 1, 500)
     tag = _etag(record, caller)
     if (unchanged := _not_modified(tag)) is not None:
@@ -304,7 +304,7 @@ def replay(game_id: str) -> Any:
     upto = at if at is not None else min(record["seq"], after + limit)
     state = empty()
     frames = []
-    for event in ctx().store.read(game_id, after=0, limit=upto):
+    for event in ctx().store.read(game_id, after=0, limit=upto) if at is not None or after < upto else ():
         state = apply(state, event)
         if (at is None and event["seq"] > after) or event["seq"] == at:
             frames.append({"seq": event["seq"], "event": event_for(record, event, viewer),

@@ -322,10 +322,11 @@ def _paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
         "responses": _responses(200, "EventsPage", 401, 404, 422)}}
     yield "/v1/games/{game_id}/replay", {"get": {
         "operationId": "getReplay", "tags": ["Games"], "summary": "The caller's view after each event, or at one seq",
-        "description": "With at: one frame (seq, event, view). Otherwise frames after `after`. `at` and `after` "
-        "are each at most the log's last seq (422 beyond it). " + OPTIONAL_TOKEN, "parameters": gid + [
-            _query("at", "One seq (422 beyond the log)", 1), _query("after", "Frames after this seq (422 beyond "
-                                                                           "the log)"),
+        "description": "With at: one frame (seq, event, view); at beyond the log's last seq is 422. Otherwise the "
+        "frames after `after`, whose rules are those of /events: past the end, an empty page. " + OPTIONAL_TOKEN,
+        "parameters": gid + [
+            _query("at", "One seq (422 beyond the log)", 1),
+            _query("after", "Only frames with a larger seq (0-2^53; past the end: an empty page)"),
             _query("limit", "Frames (1-500)", 1, 500)],
         "responses": _responses(200, "Replay", 401, 404, 422)}}
     for part, op, schema, summary in [("audit", "auditGame", "Audit", "Re-fold and check everything"),

@@ -116,3 +116,16 @@ def test_games_created_in_the_same_instant_page_by_id(ctx: Context) -> None:
         walked += page
         after = page[-1]
     assert walked == ["gnew", "g4", "g3", "g2", "g1", "g0", "gold"]
+
+
+def test_events_and_replay_take_the_same_after_cursor(api: Api, game: Game) -> None:
+    """Issue 19: one rule for `after` on both: 0 to 2^53, past the end an empty page with no next one."""
+    last = api.get(game.path("/events"))[1]["events"][-1]["seq"]
+    for after in (last, last + 5, 2**53):
+        status, events = api.get(game.path(f"/events?after={after}"))
+        assert status == 200 and events["events"] == [] and events["next_after"] is None
+        status, replay = api.get(game.path(f"/replay?after={after}"))
+        assert status == 200 and replay["frames"] == [] and replay["next_after"] is None, replay
+    for path in ("/events?after=-1", "/replay?after=-1", f"/events?after={2**53 + 1}", f"/replay?after={2**53 + 1}"):
+        assert api.get(game.path(path))[0] == 422, path
+    assert [f["seq"] for f in api.get(game.path(f"/replay?after={last - 2}"))[1]["frames"]] == [last - 1, last]
