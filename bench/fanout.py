@@ -1,0 +1,409 @@
+"""Benchmark: following games live (issue 22), on the real stack with the stream process.
+
+- Fan-out: followers (public, each player, the GM) of one game while its players send orders at a steady
+  rate; the time from each order's acknowledgement (its 202) to each follower's receiving its event, p50 and
+  p99.  Followers run in a process of their own (asyncio); both clocks are the machine's wall clock.
+- The order path with those followers attached, against without: the same load run (bench/orders.py's
+  sealed bids over many games), alternating with and without, as a ratio of requests per second.
+- Memory: the stream process's RSS with 1,000 idle followers (of 20 games) against none.
+- Webhooks: 1,000 deliveries (two hooks of one game, 500 orders) to a signature-checking receiver on
+  127.0.0.1: all delivered, each once, in order per hook, and how long it took; then the receiver is down for
+  30 s while 100 more orders come, and how long after its return everything has arrived.
+
+``python -m bench.fanout follow`` is the follower process (spec on stdin, JSON on stdout).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from bench.common import ROOT, Stack, child_env, quantile, rss_kib, say
+from bench.driver import load
+from bench.games import bot_orders, make_game
+from bench.report import row
+
+P99_TARGET_MS = 250.0
+RATIO_TARGET = 0.8
+
+
+# -- the follower process --------------------------------------------------------------------------------------
+async def _followers(spec: dict[str, Any]) -> dict[str, Any]:
+    import aiohttp
+
+    arrivals: dict[int, list[float]] = {}
+    connected = 0
+    ready = asyncio.Event()
+
+    async def one(session: aiohttp.ClientSession, game_id: str, token: str | None) -> None:
+        nonlocal connected
+        headers = {"Accept": "application/x-ndjson", **({"Authorization": f"Bearer {token}"} if token else {})}
+        async with session.get(f"{spec['url']}/games/{game_id}/stream", params={"after": spec["after"][game_id]},
+                               headers=headers) as response:
+            assert response.status == 200, response.status
+            connected += 1
+            if connected == spec["count"]:
+                ready.set()
+            async for line in response.content:
+                if line.strip():
+                    now = time.time()
+                    item = json.loads(line)
+                    if "seq" in item:
+                        arrivals.setdefault(item["seq"], []).append(now)
+
+    timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=timeout) as session:
+        games = list(spec["viewers"])
+        tasks = []
+        for index in range(spec["count"]):
+            game_id = games[index % len(games)]
+            viewers = spec["viewers"][game_id]
+            tasks.append(asyncio.create_task(one(session, game_id, viewers[(index // len(games)) % len(viewers)])))
+            if index % 50 == 49:
+                await asyncio.sleep(0.05)  # connect in steps, as real clients do, not in one burst
+        await asyncio.wait_for(ready.wait(), 60)
+        print("ready", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # until told to stop
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return {"connected": connected, "arrivals": arrivals}
+
+
+class Followers:
+    """The follower process, started and stopped by the benchmark."""
+
+    def __init__(self, url: str, viewers: dict[str, list[str | None]], after: dict[str, int], count: int) -> None:
+        spec = {"url": url, "viewers": viewers, "after": after, "count": count}
+        self.process = subprocess.Popen([sys.executable, "-m", "bench.fanout", "follow"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps(spec) + "\n")
+        self.process.stdin.flush()
+        if self.process.stdout.readline().strip() != "ready":
+            raise RuntimeError("the followers did not all connect")
+
+    def stop(self) -> dict[str, Any]:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write("stop\n")
+        self.process.stdin.flush()
+        result = json.loads(self.process.stdout.read())
+        self.process.wait(30)
+        return {"connected": result["connected"], "arrivals": {int(k): v for k, v in result["arrivals"].items()}}
+
+
+# -- the stream process and steady orders ----------------------------------------------------------------------
+def _stream_process(stack: Stack) -> tuple[subprocess.Popen, str]:
+    from cli.embedded_redis import free_port
+    import http.client
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "stream", "--port", str(port)],
+                               env=child_env(stack.settings), cwd=ROOT, stdout=open(stack.workdir / "stream.log", "ab"),
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    stack.processes.append(process)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            connection.request("GET", "/v1/stream-health")
+            if json.loads(connection.getresponse().read())["status"] == "ok":
+                return process, f"http://127.0.0.1:{port}/v1"
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("the stream process did not come up; see stream.log")
+
+
+def _stream_health(url: str) -> dict[str, Any]:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{url}/stream-health", timeout=5) as response:
+        return json.loads(response.read())
+
+
+class Steady:
+    """Orders at a steady rate on one game (its three bidders replacing their bids), each 202's time kept."""
+
+    def __init__(self, api: Any, game: Any, orders: dict[str, dict], rate: float) -> None:
+        self.api, self.game, self.orders, self.rate = api, game, orders, rate
+        self.acks: dict[int, float] = {}
+        self.failed = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        bidders = sorted(self.orders)
+        step, index, due = 1 / self.rate, 0, time.monotonic()
+        while not self._stop.is_set():
+            player = bidders[index % len(bidders)]
+            status, body = self.api.call("POST", f"/v1/games/{self.game.game_id}/actions", self.orders[player],
+                                         token=self.game.tokens[player])
+            if status == 202:
+                self.acks[body["seq"]] = time.time()
+            else:
+                self.failed += 1
+            index += 1
+            due += step
+            time.sleep(max(0.0, due - time.monotonic()))
+
+    def __enter__(self) -> "Steady":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
+def _bidders(ctx: Any) -> tuple[Any, dict[str, dict]]:
+    while True:
+        game = make_game(ctx, "extreme-ways", 4)
+        orders = {p: o for p, o in bot_orders(ctx, game).items() if o["type"] == "bid"}
+        if len(orders) >= 2:
+            keep = sorted(orders)[: min(3, len(orders))]  # one player never bids: the phase stays open
+            return game, {p: orders[p] for p in keep}
+
+
+def _latencies(acks: dict[int, float], got: dict[str, Any], count: int) -> tuple[list[float], int]:
+    """Milliseconds from each order's 202 to each follower's receipt of its event, and receipts missing."""
+    latencies, missing = [], 0
+    for seq, acked in acks.items():
+        arrived = got["arrivals"].get(seq, [])
+        missing += count - len(arrived)
+        latencies += [1000 * (t - acked) for t in arrived]
+    return latencies, missing
+
+
+def _figures(latencies: list[float], missing: int) -> dict[str, Any]:
+    return {"p50": quantile(latencies, 0.5), "p99": quantile(latencies, 0.99), "max": max(latencies, default=0.0),
+            "samples": len(latencies), "missing": missing}
+
+
+def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any]) -> None:
+    """First the fan-out alone (followers attached, orders at a steady rate on their game); then the order path
+    at full load, with and without the followers, alternating (the steady orders go on in both)."""
+    from bench.orders import _requests
+
+    ctx = stack.context()
+    count = 20 if quick else 500
+    rate = 5.0 if quick else 10.0
+    steady_s = 2.0 if quick else 15.0
+    duration = 1.0 if quick else 8.0
+    rounds = 1 if quick else 2
+    game, orders = _bidders(ctx)
+    items = _requests(ctx, 4 if quick else 200)
+    viewers = {game.game_id: [None, game.gm_token, *game.tokens.values()]}
+    say(f"fanout: {count} followers of one game ({len(viewers[game.game_id])} viewers), orders at {rate:.0f}/s on "
+        f"it for {steady_s:.0f} s; then load runs of {duration:.0f} s over {len(items)} bidders, {rounds} rounds")
+    followers = Followers(url, viewers, {game.game_id: ctx.store.head(game.game_id)[0]}, count)
+    try:
+        with Steady(api, game, orders, rate) as steady:
+            time.sleep(steady_s)
+        time.sleep(0.5)  # the last acknowledged orders reach the followers
+    finally:
+        got = followers.stop()
+    result.update(followers=count, steady_rate=rate, latencies_ms=_figures(*_latencies(steady.acks, got, count)))
+    say(f"  fanout alone: p50 {result['latencies_ms']['p50']:.1f} ms, p99 {result['latencies_ms']['p99']:.1f} ms")
+    runs: dict[str, list[float]] = {"without": [], "with": []}
+    loaded: tuple[list[float], int] = ([], 0)
+    load(api.port, items, threads=8, duration=min(2.0, duration), idempotency_prefix="warm")
+    for index in range(rounds):
+        for side in (("without", "with") if index % 2 == 0 else ("with", "without")):
+            head = ctx.store.head(game.game_id)[0]
+            followers = Followers(url, viewers, {game.game_id: head}, count) if side == "with" else None
+            try:
+                with Steady(api, game, orders, rate) as steady:
+                    measured = load(api.port, items, threads=8, duration=duration, idempotency_prefix=f"{side}{index}")
+                time.sleep(0.5)
+            finally:
+                got = followers.stop() if followers else None
+            runs[side].append(measured["rps"])
+            if got is not None:
+                more = _latencies(steady.acks, got, count)
+                loaded = (loaded[0] + more[0], loaded[1] + more[1])
+            say(f"  fanout round {index + 1} {side} followers: {measured['rps']:.0f} orders/s "
+                f"(steady orders {len(steady.acks)}, failed {steady.failed})")
+    ratios = [w / wo for w, wo in zip(runs["with"], runs["without"])]
+    result.update(rps=runs, ratio=statistics.median(ratios), latencies_under_load_ms=_figures(*loaded))
+
+
+def _idle_memory(stack: Stack, stream: subprocess.Popen, url: str, quick: bool, result: dict[str, Any]) -> None:
+    ctx = stack.context()
+    count = 100 if quick else 1000
+    games = [make_game(ctx, "extreme-ways", 4) for _ in range(5 if quick else 20)]
+    time.sleep(0.5)
+    before = rss_kib(stream.pid)
+    viewers = {g.game_id: [None, *g.tokens.values()] for g in games}
+    followers = Followers(url, viewers, {g.game_id: ctx.store.head(g.game_id)[0] for g in games}, count)
+    try:
+        time.sleep(1.0)
+        health = _stream_health(url)
+        after = rss_kib(stream.pid)
+    finally:
+        followers.stop()
+    result.update(idle_followers=health["followers"], rss_kib_before=before, rss_kib_with=after,
+                  rss_mib_per_1000=(after - before) / 1024 * 1000 / count)
+
+
+# -- webhooks --------------------------------------------------------------------------------------------------
+class Receiver:
+    """Counts deliveries whose signature verifies, per hook, in arrival order; ``down``: answers 503."""
+
+    def __init__(self) -> None:
+        from runtime import webhooks as hooks
+
+        self.secrets: dict[str, str] = {}
+        self.got: dict[str, list[int]] = {}
+        self.refused = 0
+        self.down = False
+        self.lock = threading.Lock()
+        me = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if me.down:
+                    return self._answer(503)
+                delivery = json.loads(body)
+                secret = me.secrets.get(delivery["hook_id"], "")
+                if not hooks.verify(secret, self.headers.get("Arbiter-Signature", ""), body):
+                    me.refused += 1
+                    return self._answer(401)
+                with me.lock:
+                    me.got.setdefault(delivery["hook_id"], []).append(delivery["event"]["seq"])
+                self._answer(204)
+
+            def _answer(self, status: int) -> None:
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def total(self) -> int:
+        with self.lock:
+            return sum(len(v) for v in self.got.values())
+
+
+def _orders(api: Any, game: Any, orders: dict[str, dict], count: int) -> None:
+    bidders = sorted(orders)
+    for index in range(count):
+        player = bidders[index % len(bidders)]
+        status, body = api.call("POST", f"/v1/games/{game.game_id}/actions", orders[player],
+                                token=game.tokens[player])
+        if status != 202:
+            raise RuntimeError(f"an order failed: {status} {body}")
+
+
+def _wait(what: str, done: Any, seconds: float) -> float:
+    started = time.monotonic()
+    while not done():
+        if time.monotonic() - started > seconds:
+            raise RuntimeError(f"webhooks: {what} not done in {seconds:.0f} s")
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+def _webhooks(stack: Stack, api: Any, quick: bool, result: dict[str, Any]) -> None:
+    ctx = stack.context()
+    per_hook = 20 if quick else 500
+    outage = 3.0 if quick else 30.0
+    later = 10 if quick else 100
+    receiver = Receiver()
+    game, orders = _bidders(ctx)
+    hooks = []
+    for _ in range(2):
+        status, hook = api.call("POST", f"/v1/games/{game.game_id}/webhooks", {"url": receiver.url},
+                                token=game.gm_token)
+        if status != 201:
+            raise RuntimeError(f"cannot register a webhook: {status} {hook}")
+        receiver.secrets[hook["id"]] = hook["secret"]
+        hooks.append(hook["id"])
+    time.sleep(1.5)  # the stream process learns of the hooked game (once a second)
+    started = time.monotonic()
+    _orders(api, game, orders, per_hook)
+    _wait("the deliveries", lambda: receiver.total() >= 2 * per_hook, 120)
+    seconds = time.monotonic() - started  # from the first order sent to the last delivery received
+    in_order = all(receiver.got[h] == sorted(receiver.got[h]) for h in hooks)
+    once = all(len(receiver.got[h]) == len(set(receiver.got[h])) == per_hook for h in hooks)
+    receiver.down = True
+    _orders(api, game, orders, later)
+    time.sleep(outage)
+    receiver.down = False
+    back = _wait("deliveries after the outage", lambda: receiver.total() >= 2 * (per_hook + later), 400)
+    after_once = all(len(receiver.got[h]) == len(set(receiver.got[h])) == per_hook + later for h in hooks)
+    after_order = all(receiver.got[h] == sorted(receiver.got[h]) for h in hooks)
+    receiver.server.shutdown()
+    result.update(deliveries=2 * per_hook, delivery_seconds=seconds, in_order=in_order and after_order,
+                  exactly_once=once and after_once, refused=receiver.refused, outage_s=outage,
+                  after_outage=2 * later, seconds_after_return=back)
+
+
+def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
+    saved = os.environ.get("ARBITER_WEBHOOKS_ALLOW_PRIVATE")
+    os.environ["ARBITER_WEBHOOKS_ALLOW_PRIVATE"] = "1"  # the receiver is on 127.0.0.1
+    try:
+        api = stack.api("service.wsgi:app", name="api-fanout")
+        stream, url = _stream_process(stack)
+        stack.worker("worker-fanout")
+        _fanout(stack, api, url, quick, result)
+        result["summary"] = _summary(result)
+        _idle_memory(stack, stream, url, quick, result)
+        result["summary"] = _summary(result)
+        _webhooks(stack, api, quick, result)
+        result["summary"] = _summary(result)
+    finally:
+        if saved is None:
+            os.environ.pop("ARBITER_WEBHOOKS_ALLOW_PRIVATE", None)
+        else:
+            os.environ["ARBITER_WEBHOOKS_ALLOW_PRIVATE"] = saved
+
+
+def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
+    lines = []
+    if "latencies_ms" in result:
+        lat = result["latencies_ms"]
+        lines += [
+            row(f"fan-out p50, {result['followers']} followers", lat["p50"], "ms", note=f"{lat['samples']} receipts, "
+                f"{lat['missing']} missing; from the 202 to the follower (< 0: the event came first)"),
+            row(f"fan-out p99, {result['followers']} followers", lat["p99"], "ms", target=f"< {P99_TARGET_MS:.0f}",
+                ok=lat["p99"] < P99_TARGET_MS and lat["missing"] == 0, note=f"max {lat['max']:.0f} ms"),
+        ]
+    if "ratio" in result:
+        under = result["latencies_under_load_ms"]
+        lines += [
+            row("orders/s with followers / without", statistics.median(result["rps"]["with"]), "req/s",
+                statistics.median(result["rps"]["without"]), result["ratio"], f">= {RATIO_TARGET}",
+                result["ratio"] >= RATIO_TARGET),
+            row("fan-out p99 while the order path is saturated", under["p99"], "ms", target="report",
+                note=f"p50 {under['p50']:.0f} ms, {under['missing']} missing of {under['samples'] + under['missing']}"),
+        ]
+    if "rss_mib_per_1000" in result:
+        lines.append(row("stream process RSS per 1,000 idle followers", result["rss_mib_per_1000"], "MiB",
+                         result["rss_kib_before"] / 1024, note=f"{result['idle_followers']} followers held"))
+    if "deliveries" in result:
+        lines.append(row(f"webhooks: {result['deliveries']} deliveries", result["delivery_seconds"], "s",
+                         target="all, once, in order", ok=result["in_order"] and result["exactly_once"],
+                         note=f"{result['refused']} refused signatures"))
+        lines.append(row(f"webhooks: all delivered after a {result['outage_s']:.0f} s outage",
+                         result["seconds_after_return"], "s after return", target="all", ok=result["exactly_once"],
+                         note=f"{result['after_outage']} deliveries held back"))
+    return lines
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["follow"]:
+    print(json.dumps(asyncio.run(_followers(json.loads(sys.stdin.readline())))), flush=True)
