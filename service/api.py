@@ -7,6 +7,7 @@ import threading
 from typing import Any, Callable
 
 from flask import Blueprint, current_app, request
+from redis.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from engines import registry
@@ -16,6 +17,7 @@ from replays.views import event_for, game_for, opens_at_end, viewer_of
 from service import commands
 from engines.canonical import sha256_hex
 from service.appending import OnTrust, Prefetched
+from eventlog import keys
 from eventlog.store import GuardFailed
 from service.auth import Caller, KnownTokens, TokenLookup, caller_for, scope_of
 from runtime.context import Context
@@ -117,17 +119,49 @@ ROLLBACKS_SHOWN_S = 7 * 86400  # how long /v1/health reports a log that went bac
 def health() -> Any:
     import time
 
+    redis = ctx().redis
+    status = "ok"
     try:
-        info = ctx().redis.info("server")
-        store = {"ok": True, "redis_version": info.get("redis_version")}
+        if isinstance(redis, RedisCluster):
+            store = _cluster_health(redis)
+            if not store["ok"]:
+                status = "degraded"  # a primary lost: what it served answers 503, the rest is served
+        else:
+            info = redis.info("server")
+            store = {"ok": True, "redis_version": info.get("redis_version")}
         rollbacks = ctx().store.rollbacks(time.time() - ROLLBACKS_SHOWN_S)
+    except ApiError:
+        raise
     except Exception as exc:
         raise ApiError(503, "store_unavailable", "The event store is not reachable.") from exc
-    body: dict[str, Any] = {"status": "ok", "store": store}
+    body: dict[str, Any] = {"status": status, "store": store}
     if rollbacks:  # the store lost writes (replays/loader.py): operators must hear of it
         body["log_rollbacks"] = [{**r, "message": f"game {r['game_id']}: the log went back from seq "
                                   f"{r['from_seq']} to {r['to_seq']} (found {r['at']})"} for r in rollbacks]
     return reply(body)
+
+
+def _cluster_health(redis: RedisCluster) -> dict[str, Any]:
+    """Each primary's view of the cluster (``cluster_state``, or unreachable), then whether the store answers at all:
+    with ``cluster-require-full-coverage yes`` (Redis's default) one lost primary stops every command, a 503 here;
+    with ``no`` the other primaries serve on, and health says ``degraded`` naming what is lost."""
+    nodes: dict[str, str] = {}
+    for node in redis.get_primaries():
+        try:
+            info = node.redis_connection.execute_command("CLUSTER INFO")
+            text = info.decode() if isinstance(info, bytes) else str(info)
+            nodes[node.name] = dict(line.split(":", 1) for line in text.split() if ":" in line).get("cluster_state",
+                                                                                                   "unknown")
+        except Exception:  # a node that does not answer is reported as such, whatever the client raised
+            nodes[node.name] = "unreachable"
+    store = {"ok": all(state == "ok" for state in nodes.values()), "cluster": {"primaries": nodes}}
+    try:
+        redis.exists(keys.GAMES)  # the store's own index: is anything served?
+    except Exception as exc:
+        raise ApiError(503, "store_unavailable", "The event store's Redis Cluster is not serving: "
+                       + ", ".join(f"{name} {state}" for name, state in sorted(nodes.items())) + ".",
+                       {"cluster": {"primaries": nodes}}, headers={"Retry-After": "1"}) from exc
+    return store
 
 
 @v1.get("/game-types")

@@ -5,6 +5,7 @@ import logging
 from typing import Any, Callable
 
 from flask import Flask
+from redis.exceptions import ClusterError, RedisClusterException, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException
@@ -90,8 +91,12 @@ def create_app(context: Context | None = None) -> Flask:
 
     @app.errorhandler(RedisConnectionError)
     @app.errorhandler(RedisTimeoutError)
+    @app.errorhandler(ClusterError)  # CLUSTERDOWN, MASTERDOWN: a Redis Cluster without a primary for some slots
+    @app.errorhandler(TryAgainError)  # a slot being moved or failed over
+    @app.errorhandler(RedisClusterException)  # no node of the cluster answers, or none serves the key's slot
     def store_unavailable(exc: Exception) -> Any:
-        """Redis down or restarting: a 503 the client can retry, not a 500."""
+        """Redis down, restarting or (a cluster) without a primary for the key: a 503 the client can retry, not a
+        500."""
         log.warning("event store unreachable: %s", exc)
         return reply({"error": {"code": "store_unavailable", "details": {},
                                 "message": "The event store is not reachable right now; retry in a moment "

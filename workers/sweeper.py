@@ -14,6 +14,7 @@ import threading
 
 from eventlog import clock, deadlines, keys
 from runtime.context import Context
+from redis.exceptions import RedisClusterException, RedisError
 from rq.job import Job, JobStatus
 
 from replays.fold import engine_for
@@ -31,34 +32,45 @@ def sweep_once(ctx: Context) -> list[tuple[str, str]]:
     now = clock.now().timestamp()
     actions: list[tuple[str, str]] = []
     for game_id in deadlines.due(ctx.redis, now - GRACE):
-        record = ctx.loader.load(game_id)
-        if record is None or record["status"] != "running" or record["phase"] is None:
-            deadlines.clear(ctx.redis, game_id)  # finished, paused (resume re-adds) or gone
-            actions.append((game_id, "cleared"))
-            continue
-        due_at = clock.parse(record["phase"]["deadline"]).timestamp()
-        trigger = resolvable(record, engine_for(record), clock.now())
-        if trigger is None or (trigger == "deadline" and due_at > now - GRACE):
-            deadlines.set_due(ctx.redis, game_id, due_at)
-            actions.append((game_id, "not yet due"))
-            continue
-        # Past its deadline by GRACE, or resolvable early since at least GRACE ago (the
-        # index was pulled forward to that moment before the event that made it so).
-        number = record["phase"]["number"]
-        if _waiting_in_queue(ctx, game_id, number, due_at):
-            deadlines.set_due(ctx.redis, game_id, now + RETRY_EVERY)
-            actions.append((game_id, "waiting in queue"))
-            continue
-        # A fresh job id per attempt: an id reused from a job whose worker was killed
-        # (still "started" in RQ's registry) would make this enqueue a silent no-op.
-        queued = resolve_soon(ctx.queue, game_id, number, f"sweep{int(now)}")
-        if queued:
-            ctx.queue_redis.set(_last_sweep(game_id), job_id(game_id, number, f"sweep{int(now)}"), ex=3600)
-        deadlines.set_due(ctx.redis, game_id, now + _backoff(ctx, game_id, number))
-        late = f"overdue by {now - due_at:.1f}s" if trigger == "deadline" else f"resolvable ({trigger}), not resolved"
-        log.warning("game %s phase %s %s: %s", game_id, number, late, "re-queued" if queued else "already queued")
-        actions.append((game_id, "requeued" if queued else "already queued"))
+        try:
+            _sweep_game(ctx, game_id, now, actions)
+        except (RedisError, RedisClusterException) as exc:
+            # On a Redis Cluster with a primary down (and cluster-require-full-coverage no), the games on the
+            # other primaries are still swept: one unreachable game must not stall all the others.
+            log.warning("game %s could not be swept (%s); sweeping the others", game_id, type(exc).__name__)
+            actions.append((game_id, "unreachable"))
     return actions
+
+
+def _sweep_game(ctx: Context, game_id: str, now: float, actions: list[tuple[str, str]]) -> None:
+    """Re-queue one game's phase if it should have been resolved and was not (``sweep_once``)."""
+    record = ctx.loader.load(game_id)
+    if record is None or record["status"] != "running" or record["phase"] is None:
+        deadlines.clear(ctx.redis, game_id)  # finished, paused (resume re-adds) or gone
+        actions.append((game_id, "cleared"))
+        return
+    due_at = clock.parse(record["phase"]["deadline"]).timestamp()
+    trigger = resolvable(record, engine_for(record), clock.now())
+    if trigger is None or (trigger == "deadline" and due_at > now - GRACE):
+        deadlines.set_due(ctx.redis, game_id, due_at)
+        actions.append((game_id, "not yet due"))
+        return
+    # Past its deadline by GRACE, or resolvable early since at least GRACE ago (the
+    # index was pulled forward to that moment before the event that made it so).
+    number = record["phase"]["number"]
+    if _waiting_in_queue(ctx, game_id, number, due_at):
+        deadlines.set_due(ctx.redis, game_id, now + RETRY_EVERY)
+        actions.append((game_id, "waiting in queue"))
+        return
+    # A fresh job id per attempt: an id reused from a job whose worker was killed
+    # (still "started" in RQ's registry) would make this enqueue a silent no-op.
+    queued = resolve_soon(ctx.queue, game_id, number, f"sweep{int(now)}")
+    if queued:
+        ctx.queue_redis.set(_last_sweep(game_id), job_id(game_id, number, f"sweep{int(now)}"), ex=3600)
+    deadlines.set_due(ctx.redis, game_id, now + _backoff(ctx, game_id, number))
+    late = f"overdue by {now - due_at:.1f}s" if trigger == "deadline" else f"resolvable ({trigger}), not resolved"
+    log.warning("game %s phase %s %s: %s", game_id, number, late, "re-queued" if queued else "already queued")
+    actions.append((game_id, "requeued" if queued else "already queued"))
 
 
 def _backoff(ctx: Context, game_id: str, number: int) -> float:
