@@ -29,7 +29,9 @@ STATUS_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
 CORS_HEADERS = [
     ("Access-Control-Allow-Origin", "*"),
     ("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key"),
-    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+    # Browser clients may read the throttles' answers (issue 18): when to retry, and what is left.
+    ("Access-Control-Expose-Headers", "Retry-After, RateLimit, RateLimit-Policy"),
+    ("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"),  # DELETE: a webhook
     ("Access-Control-Max-Age", "600"),
 ]
 

@@ -50,3 +50,6 @@ def test_the_throttle_says_when_it_ends(api: Api, game: Game) -> None:
     wait = int(refused.headers["Retry-After"])
     assert 0 < wait <= BAD_TOKEN_WINDOW and body["details"]["retry_after"] == wait
     assert refused.headers["RateLimit"] == f'"bad-tokens";r=0;t={wait}'
+    # a browser client may read them (CORS)
+    exposed = {name.strip() for name in refused.headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"Retry-After", "RateLimit", "RateLimit-Policy"} <= exposed
