@@ -180,6 +180,7 @@ def blank(options: JSON, players: list[JSON]) -> State:
         "steps": {c: rules.START_STEPS for c in ids}, "position": {c: 0 for c in ids},
         "departed": {}, "eliminated": {}, "cycle": None, "history": [], "order": [], "stage": "starting",
         "current": None, "pending": {}, "auction": None, "safety": None, "ceremony": None, "suffice_after": 0,
+        "ballots": {},
         "winner": None, "ended": None,
     }
 

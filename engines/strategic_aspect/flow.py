@@ -141,7 +141,9 @@ def _accept(state: State, e: JSON, secret: JSON) -> State:
 def _ceremony(state: State, e: JSON, secret: JSON) -> State:
     """Elimination ceremony: the counts are published (the ballots stay secret in the outcome)."""
     ceremony = {k: e[k] for k in ("counts", "automatic", "abstained", "tied")}
-    return {**state, "pending": {}, "ceremony": {**ceremony, "list": e.get("list"), "eliminated": None, "by": None}}
+    ballots = {**state["ballots"], str(state["cycle"]["number"]): dict(secret.get("ballots", {}))}  # the GM's
+    return {**state, "pending": {}, "ballots": ballots,
+            "ceremony": {**ceremony, "list": e.get("list"), "eliminated": None, "by": None}}
 
 
 def _eliminate(state: State, e: JSON, secret: JSON) -> State:

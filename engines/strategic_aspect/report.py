@@ -71,8 +71,10 @@ def _data(state: State, number: int | None, viewer: Any) -> State:
         "open": state["stage"] if live else None, "winner": state["winner"] if not live and state["stage"] == "over"
         and cycle is cycles[-1] else None,
     }
-    if live and viewer == GM:
-        data["gm"] = {"order": list(state["order"]), "pending": state["pending"]}
+    ballots = state["ballots"].get(str(cycle["number"]))
+    if viewer == GM and (live or ballots is not None):
+        data["gm"] = {"order": list(state["order"]) if live else [], "pending": state["pending"] if live else {},
+                      "ballots": ballots}
     elif live and viewer in state["pending"] and state["stage"] in views.SEALED_STAGES:
         data["yours"] = {"cyclist": viewer, **state["pending"][viewer]}
     return data
@@ -127,8 +129,12 @@ def _render_text(data: State, fmt: str) -> str:
         what = f"bid {yours['amount']}" if yours["type"] == "bid" else f"vote against {name[yours['against']]}"
         lines += ["", f"Your sealed order (yours alone, not yet revealed): {what}"]
     if data.get("gm"):
-        rest = ", ".join(name[c] for c in data["gm"]["order"]) or "-"
-        lines += ["", f"GM only - the rest of this round's turn order: {rest}"]
+        if data["open"]:
+            rest = ", ".join(name[c] for c in data["gm"]["order"]) or "-"
+            lines += ["", f"GM only - the rest of this round's turn order: {rest}"]
+        if data["gm"]["ballots"] is not None:
+            cast = ", ".join(f"{name[v]} -> {name[t]}" for v, t in data["gm"]["ballots"].items()) or "-"
+            lines += ["", f"GM only - the ballots: {cast}"]
     if data["winner"]:
         lines += ["", bold(f"Winner: {name[data['winner']]}")]
     return "\n".join(lines) + "\n"

@@ -137,7 +137,7 @@ VIEW = _obj({
     "eliminated": _by("cyclist", _obj({"cycle": _I, "steps": _I})),
     "departed": _by("cyclist", _obj({"kind": _enum("quit", "eject"), "steps": _I, "cycle": _I})),
     "winner": _null(_S)},
-    {"order": _list(_S), "pending": _by("cyclist", _ORDER),
+    {"order": _list(_S), "pending": _by("cyclist", _ORDER), "ballots": _by("cycle", _by("voter", _S)),
      "you": _obj({"id": _S, "sent": _null(_ORDER), "legal": _null(HINT)}), "result": RESULT},
     "The cycle, the open turn, the standings and what has been revealed; the GM also gets the rest of the round's "
     "turn order and every open order; a cyclist their own open order and what they may send.")

@@ -68,6 +68,7 @@ def view(state: State, viewer: Viewer, hint: Callable[[State, str], JSON | None]
     if viewer == GM:
         shown["order"] = list(state["order"])  # the rest of this round's turn order: the GM's alone
         shown["pending"] = state["pending"]
+        shown["ballots"] = state["ballots"]  # who voted for whom, by cycle: secret ballots are the GM's
     elif viewer is not None and viewer in state["names"]:
         mine = state["pending"].get(viewer)
         shown["you"] = {"id": viewer, "sent": mine, "legal": hint(state, viewer)}

@@ -69,6 +69,9 @@ def test_report_gives_the_auctions_revealed_bids_and_the_ceremony_counts() -> No
         state = send(state, voter, "vote", against="p4")
     _, after = resolve(state)
     data = ENGINE.report(after, 1, "json", PUBLIC)
+    assert "gm" not in data and "ballots" not in ENGINE.report(after, 1, "text", "p4")
+    assert ENGINE.report(after, 1, "json", GM)["gm"]["ballots"] == {c: "p4" for c in ("p1", "p2", "p3", "p4")}
+    assert "GM only - the ballots: Eve\\u{000a}**Winner** -> Cid" in ENGINE.report(after, 1, "text", GM)
     assert data["ceremony"]["counts"] == {"p1": 0, "p2": 0, "p3": 0, "p4": 4}
     assert data["ceremony"]["eliminated"] == "p4"
     assert "Elimination ceremony** - votes: Eve" in ENGINE.report(after, 1, "markdown", PUBLIC)
