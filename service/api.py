@@ -148,10 +148,7 @@ def _cluster_health(redis: RedisCluster) -> dict[str, Any]:
     nodes: dict[str, str] = {}
     for node in redis.get_primaries():
         try:
-            info = node.redis_connection.execute_command("CLUSTER INFO")
-            text = info.decode() if isinstance(info, bytes) else str(info)
-            nodes[node.name] = dict(line.split(":", 1) for line in text.split() if ":" in line).get("cluster_state",
-                                                                                                   "unknown")
+            nodes[node.name] = str(node.redis_connection.cluster("info").get("cluster_state", "unknown"))
         except Exception:  # a node that does not answer is reported as such, whatever the client raised
             nodes[node.name] = "unreachable"
     store = {"ok": all(state == "ok" for state in nodes.values()), "cluster": {"primaries": nodes}}
@@ -466,9 +463,6 @@ try:
     _libc: Any = ctypes.CDLL("libc.so.6")
 except OSError:  # not glibc: the memory is reused by the next request instead
     _libc = None
-
-
-from service import live  # noqa: E402,F401  (stream tickets and webhooks add their routes to v1)
 
 
 # -- lists of games ---------------------------------------------------------------------------------

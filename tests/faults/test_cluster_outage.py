@@ -116,6 +116,9 @@ def test_full_coverage_a_dead_primary_is_503_everywhere_and_health_says_so(outag
     ctx, nodes = outage
     api = Api(create_app(ctx).test_client())
     homes = _games_on_each_primary(api, ctx)
+    status, health = api.get("/health")
+    assert status == 200 and health["status"] == "ok" and set(health["store"]["cluster"]["primaries"].values()) == {
+        "ok"}, health
     dead = sorted(homes)[0]
     _kill_node(nodes, dead)
     _others_see(nodes, dead, "fail")
@@ -151,6 +154,7 @@ def test_partial_coverage_the_other_primaries_serve_and_are_swept(outage) -> Non
     status, health = api.get("/health")
     assert status == 200 and health["status"] == "degraded" and not health["store"]["ok"], health
     assert health["store"]["cluster"]["primaries"][dead] == "unreachable"
+    assert {state for name, state in health["store"]["cluster"]["primaries"].items() if name != dead} == {"ok"}
     for game in homes.values():  # long overdue, every one of them
         deadlines.set_due(client, game.id, 0)
     actions = dict(sweeper.sweep_once(ctx))  # the worker's sweeper, already connected
