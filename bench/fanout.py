@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -123,8 +124,6 @@ def _stream_process(stack: Stack) -> tuple[subprocess.Popen, str]:
 
 
 def _stream_health(url: str) -> dict[str, Any]:
-    import urllib.request
-
     with urllib.request.urlopen(f"{url}/stream-health", timeout=5) as response:
         return json.loads(response.read())
 
@@ -318,7 +317,7 @@ def _wait(what: str, done: Any, seconds: float) -> float:
     return time.monotonic() - started
 
 
-def _webhooks(stack: Stack, api: Any, quick: bool, result: dict[str, Any]) -> None:
+def _webhooks(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any]) -> None:
     ctx = stack.context()
     per_hook = 20 if quick else 500
     outage = 3.0 if quick else 30.0
@@ -327,10 +326,12 @@ def _webhooks(stack: Stack, api: Any, quick: bool, result: dict[str, Any]) -> No
     game, orders = _bidders(ctx)
     hooks = []
     for _ in range(2):
-        status, hook = api.call("POST", f"/v1/games/{game.game_id}/webhooks", {"url": receiver.url},
-                                token=game.gm_token)
-        if status != 201:
-            raise RuntimeError(f"cannot register a webhook: {status} {hook}")
+        request = urllib.request.Request(f"{url}/games/{game.game_id}/webhooks", method="POST",
+                                         data=json.dumps({"url": receiver.url}).encode(),
+                                         headers={"Content-Type": "application/json",
+                                                  "Authorization": f"Bearer {game.gm_token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:  # the stream process serves webhooks
+            hook = json.loads(response.read())
         receiver.secrets[hook["id"]] = hook["secret"]
         hooks.append(hook["id"])
     time.sleep(1.5)  # the stream process learns of the hooked game (once a second)
@@ -364,7 +365,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
         result["summary"] = _summary(result)
         _idle_memory(stack, stream, url, quick, result)
         result["summary"] = _summary(result)
-        _webhooks(stack, api, quick, result)
+        _webhooks(stack, api, url, quick, result)
         result["summary"] = _summary(result)
     finally:
         if saved is None:

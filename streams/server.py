@@ -12,6 +12,10 @@ comment, an empty NDJSON line) keep idle connections open through proxies.
 Who follows: ``Authorization: Bearer`` (a bot, a script), a one-time ``?ticket=`` from
 ``POST /v1/games/{id}/stream-tickets`` (a browser's EventSource, which cannot send headers; service/tickets.py),
 or nobody (the public).  The access log names the path only, never the query string.
+
+The process also serves the rest of following a game live (streams/live.py): the stream tickets (issued where
+they are spent) and the webhooks' registration and delivery logs.  A front end talks to the API for the game
+and to this process for everything live.
 """
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ from runtime.context import Context, use
 from service.auth import caller_for
 from service.errors import ApiError, unauthorized
 from service.tickets import redeem
+from streams import live
 from streams.hub import DROPPED, END, Hub, shown
 from streams.webhooks import Kicker
 
@@ -41,8 +46,10 @@ HEARTBEAT_S = float(os.environ.get("ARBITER_STREAM_HEARTBEAT", "15"))
 WRITE_TIMEOUT_S = 30.0   # a client that takes no bytes for this long is let go
 PAGE = 500               # events read from the store at a time while catching a follower up
 SSE, NDJSON = "text/event-stream", "application/x-ndjson"
-CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Authorization, Last-Event-ID",
-        "Access-Control-Allow-Methods": "GET, OPTIONS", "Access-Control-Max-Age": "600"}
+CORS = {"Access-Control-Allow-Origin": "*",
+        "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID",
+        "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS", "Access-Control-Max-Age": "600"}
+MAX_BODY = 64 * 1024
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
 
 
@@ -71,10 +78,6 @@ def _format(request: web.Request) -> str | None:
 def _after(request: web.Request) -> int | None:
     raw = request.headers.get("Last-Event-ID") or request.query.get("after") or "0"
     return int(raw) if raw.isdigit() and len(raw) <= 16 else None
-
-
-def _plausible(game_id: str) -> bool:
-    return 1 <= len(game_id) <= 64 and all(c.isalnum() or c in "-_" for c in game_id)
 
 
 async def _viewer(request: web.Request, context: Context, game_id: str) -> Viewer:
@@ -109,7 +112,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
     if after is None:
         return _error(422, "invalid", "'after' (or Last-Event-ID) must be a whole number of at least 0.",
                       {"after": ["Must be a whole number."]})
-    if not _plausible(game_id):
+    if not live.plausible(game_id):
         return _error(404, "not_found", f"No game {game_id!r}.")
     try:
         viewer = await _viewer(request, context, game_id)
@@ -177,6 +180,48 @@ async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: i
         last = seq
 
 
+# -- the live API: stream tickets and webhooks (streams/live.py) ------------------------------------------------
+async def _body(request: web.Request) -> dict[str, Any]:
+    """The request body as a JSON object, or the API's 400/413/415 for it."""
+    raw = await request.content.read(MAX_BODY + 1)
+    if len(raw) > MAX_BODY:
+        raise ApiError(413, "body_too_large", f"The request body is larger than {MAX_BODY} bytes.",
+                       {"limit": MAX_BODY})
+    if not raw.strip():
+        raise ApiError(400, "empty_body", "The request body is empty; send a JSON object.")
+    if request.content_type != "application/json":
+        raise ApiError(415, "unsupported_media_type", "Send the body with 'Content-Type: application/json'.",
+                       {"content_type": request.content_type or None})
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, "invalid_json", "The request body is not valid UTF-8 JSON.") from exc
+    if not isinstance(value, dict):
+        raise ApiError(400, "not_an_object", "The request body must be a JSON object.")
+    return value
+
+
+def _live(handler: Any, with_body: bool = False) -> Any:
+    """An aiohttp handler running ``handler(context, game_id, [hook_id], header, client, [body])`` on the pool."""
+
+    async def serve(request: web.Request) -> web.Response:
+        context = request.app[HUB].context
+        ids = [request.match_info["game_id"], *([request.match_info["hook_id"]] if "hook_id" in request.match_info
+                                                else [])]
+        try:
+            body = [await _body(request)] if with_body else []
+            status, answer = await asyncio.to_thread(handler, context, *ids, request.headers.get("Authorization"),
+                                                     request.remote or "-", *body)
+        except ApiError as exc:
+            headers = {**exc.headers, **({"WWW-Authenticate": 'Bearer realm="arbiter"'} if exc.status == 401
+                                         else {})}
+            return _error(exc.status, exc.code, exc.message, exc.details, headers)
+        return web.Response(body=orjson.dumps(answer, option=orjson.OPT_SORT_KEYS), status=status,
+                            content_type="application/json", headers=CORS)
+
+    return serve
+
+
 async def preflight(request: web.Request) -> web.Response:
     return web.Response(status=204, headers=CORS)
 
@@ -207,6 +252,14 @@ def create_app(context: Context, hub: Hub | None = None, kicker: Kicker | None =
     app.router.add_get("/v1/games/{game_id}/stream", stream)
     app.router.add_route("OPTIONS", "/v1/games/{game_id}/stream", preflight)
     app.router.add_get("/v1/stream-health", health)
+    app.router.add_post("/v1/games/{game_id}/stream-tickets", _live(live.ticket))
+    app.router.add_post("/v1/games/{game_id}/webhooks", _live(live.add_webhook, with_body=True))
+    app.router.add_get("/v1/games/{game_id}/webhooks", _live(live.list_webhooks))
+    app.router.add_get("/v1/games/{game_id}/webhooks/{hook_id}", _live(live.read_webhook))
+    app.router.add_delete("/v1/games/{game_id}/webhooks/{hook_id}", _live(live.delete_webhook))
+    for path in ("/v1/games/{game_id}/stream-tickets", "/v1/games/{game_id}/webhooks",
+                 "/v1/games/{game_id}/webhooks/{hook_id}"):
+        app.router.add_route("OPTIONS", path, preflight)
     return app
 
 

@@ -4,9 +4,10 @@ from tests.platform.conftest import api, game  # noqa: F401
 import asyncio
 import threading
 import time
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
+import requests
 from aiohttp import web
 
 from cli.embedded_redis import free_port
@@ -43,6 +44,12 @@ class StreamServer:
                                      shutdown_timeout=1)
         await self._runner.setup()
         await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        """A call to the live API (stream tickets, webhooks) this process serves beside the streams."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = requests.request(method, f"{self.url}{path}", json=body, headers=headers, timeout=30)
+        return response.status_code, response.json() if response.content else None
 
     def stop(self) -> None:
         asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)

@@ -115,7 +115,7 @@ def test_the_stream_ends_after_the_games_final_event(api: Api, ctx: Context, str
 def test_a_stream_ticket_is_good_once_for_its_token(api: Api, game: Game, streams: StreamServer) -> None:
     status, body = api.post(game.path("/actions"), {"type": "bid", "amount": 9}, token=game.tokens["p3"])
     assert status == 202
-    status, ticket = api.post(game.path("/stream-tickets"), token=game.tokens["p3"])
+    status, ticket = streams.call("POST", game.path("/stream-tickets"), token=game.tokens["p3"])
     assert status == 201 and ticket["expires_in"] == 60
     assert ticket["stream"] == f"/v1/games/{game.id}/stream?ticket={ticket['ticket']}"
     stream = Stream(streams.url, game.id, fmt="sse", ticket=ticket["ticket"], after=body["seq"] - 1)
@@ -123,10 +123,10 @@ def test_a_stream_ticket_is_good_once_for_its_token(api: Api, game: Game, stream
     stream.close()
     again = Stream(streams.url, game.id, fmt="sse", ticket=ticket["ticket"])
     assert again.status == 401 and again.response.json()["error"]["code"] == "unauthorized"
-    assert api.post(game.path("/stream-tickets"))[0] == 401, "the public needs no ticket"
-    other = Stream(streams.url, game.id, fmt="sse", ticket=api.post(game.path("/stream-tickets"),
-                                                                  token=game.tokens["p1"])[1]["ticket"],
-                   after=body["seq"] - 1)
+    assert streams.call("POST", game.path("/stream-tickets"))[0] == 401, "the public needs no ticket"
+    assert streams.call("POST", "/games/g-none/stream-tickets", token=game.gm)[0] == 404
+    p1_ticket = streams.call("POST", game.path("/stream-tickets"), token=game.tokens["p1"])[1]["ticket"]
+    other = Stream(streams.url, game.id, fmt="sse", ticket=p1_ticket, after=body["seq"] - 1)
     assert other.events(1)[0]["data"] == {"phase": 1, "sealed": True}, "p1's ticket shows p1's view"
     other.close()
 

@@ -26,8 +26,8 @@ def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
     server.stop()
 
 
-def _register(api: Api, game: Game, url: str, token: str, **body: object) -> dict:
-    status, hook = api.post(game.path("/webhooks"), {"url": url, **body}, token=token)
+def _register(live: StreamServer, game: Game, url: str, token: str, **body: object) -> dict:
+    status, hook = live.call("POST", game.path("/webhooks"), {"url": url, **body}, token)
     assert status == 201, hook
     return hook
 
@@ -54,7 +54,7 @@ def _public_events(api: Api, game: Game, count: int) -> None:
 
 def test_every_event_is_delivered_once_signed_and_in_order(api: Api, ctx: Context, game: Game, receiver: Receiver,
                                                           kicking_streams: StreamServer) -> None:
-    hook = _register(api, game, receiver.url, game.gm, after=0)
+    hook = _register(kicking_streams, game, receiver.url, game.gm, after=0)
     receiver.secret = hook["secret"]
     assert hook["secret"].startswith("whsec_") and hook["viewer"] is None
     status, _ = api.post(game.path("/actions"), {"type": "bid", "amount": 7}, token=game.tokens["p1"])
@@ -67,7 +67,7 @@ def test_every_event_is_delivered_once_signed_and_in_order(api: Api, ctx: Contex
     assert [d["event"] for d in receiver.accepted] == _events(api, game, None), "the public view, as /events"
     assert receiver.accepted[-1]["_delivery"] == f"{hook['id']}:{head}"
     assert receiver.refused == 0
-    status, shown = api.get(game.path(f"/webhooks/{hook['id']}"), game.gm)
+    status, shown = kicking_streams.call("GET", game.path(f"/webhooks/{hook['id']}"), token=game.gm)
     assert status == 200 and "secret" not in shown
     assert shown["delivered"] == head and shown["status"] == "ok"
     assert [d["seq"] for d in shown["deliveries"]] == list(range(head, 0, -1))
@@ -76,7 +76,7 @@ def test_every_event_is_delivered_once_signed_and_in_order(api: Api, ctx: Contex
 
 def test_a_players_hook_gets_the_players_view(api: Api, ctx: Context, game: Game, receiver: Receiver,
                                               kicking_streams: StreamServer) -> None:
-    hook = _register(api, game, receiver.url, game.tokens["p2"])
+    hook = _register(kicking_streams, game, receiver.url, game.tokens["p2"])
     receiver.secret = hook["secret"]
     for player, amount in (("p1", 11), ("p2", 22)):
         status, body = api.post(game.path("/actions"), {"type": "bid", "amount": amount}, token=game.tokens[player])
@@ -85,8 +85,9 @@ def test_a_players_hook_gets_the_players_view(api: Api, ctx: Context, game: Game
     theirs, own = (d["event"] for d in receiver.accepted)
     assert theirs["data"] == {"phase": 1, "sealed": True} and own["data"]["action"]["amount"] == 22
     assert [d["event"] for d in receiver.accepted] == _events(api, game, game.tokens["p2"])[-2:]
-    assert api.get(game.path(f"/webhooks/{hook['id']}"), game.tokens["p1"])[0] == 404, "not p1's hook"
-    assert api.get(game.path(f"/webhooks/{hook['id']}"), game.gm)[0] == 200, "the GM reads every hook's log"
+    path = game.path(f"/webhooks/{hook['id']}")
+    assert kicking_streams.call("GET", path, token=game.tokens["p1"])[0] == 404, "not p1's hook"
+    assert kicking_streams.call("GET", path, token=game.gm)[0] == 200, "the GM reads every hook's log"
 
 
 def test_signatures(receiver: Receiver) -> None:
@@ -101,11 +102,11 @@ def test_signatures(receiver: Receiver) -> None:
 
 def test_a_delivery_whose_signature_does_not_verify_is_refused_and_retried(
         api: Api, ctx: Context, game: Game, receiver: Receiver, kicking_streams: StreamServer) -> None:
-    hook = _register(api, game, receiver.url, game.gm)
+    hook = _register(kicking_streams, game, receiver.url, game.gm)
     receiver.secret = "whsec_not_the_hooks"
     _public_events(api, game, 1)
     _until(ctx, lambda: receiver.refused >= 1)
-    status, shown = api.get(game.path(f"/webhooks/{hook['id']}"), game.gm)
+    status, shown = kicking_streams.call("GET", game.path(f"/webhooks/{hook['id']}"), token=game.gm)
     assert shown["status"] == "retrying" and shown["attempts"] == 1 and shown["last_error"] == "answered 401"
     assert shown["delivered"] < _events(api, game, None)[-1]["seq"] and receiver.accepted == []
     scheduled = ScheduledJobRegistry(queue=ctx.queue).get_job_ids()
@@ -113,9 +114,9 @@ def test_a_delivery_whose_signature_does_not_verify_is_refused_and_retried(
 
 
 def test_a_receiver_that_was_down_gets_everything_in_order_after_it_returns(
-        api: Api, ctx: Context, game: Game, receiver: Receiver) -> None:
+        api: Api, ctx: Context, game: Game, receiver: Receiver, kicking_streams: StreamServer) -> None:
     """Attempts back off 1 s, 2 s, 4 s ...; later events wait behind the failing one; then all arrive in order."""
-    hook = _register(api, game, receiver.url, game.gm)
+    hook = _register(kicking_streams, game, receiver.url, game.gm)
     receiver.secret, receiver.mode = hook["secret"], "down"
     _public_events(api, game, 3)
     first = delivery.run(ctx, game.id, hook["id"])
@@ -130,7 +131,7 @@ def test_a_receiver_that_was_down_gets_everything_in_order_after_it_returns(
     assert delivery.run(ctx, game.id, hook["id"], retry=True) == "up to date"
     head = _events(api, game, None)[-1]["seq"]
     assert receiver.seqs() == list(range(head - 2, head + 1))
-    shown = api.get(game.path(f"/webhooks/{hook['id']}"), game.gm)[1]
+    shown = kicking_streams.call("GET", game.path(f"/webhooks/{hook['id']}"), token=game.gm)[1]
     assert shown["status"] == "ok" and shown["attempts"] == 0 and shown["last_error"] is None
     s = head - 2
     assert [(d["seq"], d["attempt"], d["error"]) for d in shown["deliveries"]] == [
@@ -144,8 +145,8 @@ def test_a_hanging_receiver_does_not_hold_up_the_other_hooks(
     hanging = Receiver()
     try:
         hanging.mode, hanging.hang_s = "hang", 3
-        slow = _register(api, game, hanging.url, game.gm)
-        fine = _register(api, game, receiver.url, game.gm)
+        slow = _register(kicking_streams, game, hanging.url, game.gm)
+        fine = _register(kicking_streams, game, receiver.url, game.gm)
         receiver.secret = fine["secret"]
         time.sleep(1.2)  # the stream process learns which games have hooks once a second
         _public_events(api, game, 1)
@@ -166,22 +167,29 @@ def test_a_hanging_receiver_does_not_hold_up_the_other_hooks(
                                  "http://192.168.0.1/", "http://169.254.169.254/latest/meta-data", "http://[::1]/",
                                  "http://0.0.0.0/", "ftp://example.com/", "file:///etc/passwd",
                                  "http://user:pw@example.com/", "http://100.64.0.1/", "http://[::ffff:127.0.0.1]/"])
-def test_urls_a_server_must_not_call_are_refused(api: Api, game: Game, url: str) -> None:
-    status, body = api.post(game.path("/webhooks"), {"url": url}, token=game.gm)
+def test_urls_a_server_must_not_call_are_refused(game: Game, streams: StreamServer, url: str) -> None:
+    status, body = streams.call("POST", game.path("/webhooks"), {"url": url}, game.gm)
     assert status == 422 and "url" in body["error"]["details"], body
-    assert api.get(game.path("/webhooks"), game.gm)[1]["webhooks"] == []
+    assert streams.call("GET", game.path("/webhooks"), token=game.gm)[1]["webhooks"] == []
 
 
-def test_who_may_keep_hooks(api: Api, game: Game, receiver: Receiver) -> None:
-    assert api.post(game.path("/webhooks"), {"url": receiver.url})[0] == 401
-    status, body = api.post(game.path("/webhooks"), {"url": receiver.url, "view": "gm"}, token=game.tokens["p1"])
+def test_who_may_keep_hooks(game: Game, receiver: Receiver, kicking_streams: StreamServer) -> None:
+    live = kicking_streams
+    status, body = live.call("POST", game.path("/webhooks"), {"url": receiver.url})
+    assert status == 401 and body["error"]["code"] == "unauthorized"
+    status, body = live.call("POST", game.path("/webhooks"), {"url": receiver.url, "view": "gm"}, game.tokens["p1"])
     assert status == 422 and "view" in body["error"]["details"]
-    assert api.post(game.path("/webhooks"), {"url": receiver.url, "colour": 1}, token=game.gm)[0] == 422
-    gm_hook = _register(api, game, receiver.url, game.gm, view="gm")
-    own = _register(api, game, receiver.url, game.tokens["p1"])
+    assert live.call("POST", game.path("/webhooks"), {"url": receiver.url, "colour": 1}, game.gm)[0] == 422
+    assert live.call("POST", game.path("/webhooks"), [1], game.gm)[0] == 400
+    assert live.call("POST", "/games/g-none/webhooks", {"url": receiver.url}, game.gm)[0] == 404
+    assert live.call("POST", game.path("/webhooks"), {"url": receiver.url}, "not-a-token")[0] == 401
+    gm_hook = _register(live, game, receiver.url, game.gm, view="gm")
+    own = _register(live, game, receiver.url, game.tokens["p1"])
     assert gm_hook["viewer"] == "gm" and own["viewer"] == "p1"
-    assert [h["id"] for h in api.get(game.path("/webhooks"), game.tokens["p1"])[1]["webhooks"]] == [own["id"]]
-    assert len(api.get(game.path("/webhooks"), game.gm)[1]["webhooks"]) == 2
-    assert api.call("DELETE", game.path(f"/webhooks/{gm_hook['id']}"), token=game.tokens["p1"])[0] == 404
-    assert api.call("DELETE", game.path(f"/webhooks/{own['id']}"), token=game.gm)[0] == 200
-    assert [h["id"] for h in api.get(game.path("/webhooks"), game.gm)[1]["webhooks"]] == [gm_hook["id"]]
+    assert [h["id"] for h in live.call("GET", game.path("/webhooks"), token=game.tokens["p1"])[1]["webhooks"]] == [
+        own["id"]]
+    assert len(live.call("GET", game.path("/webhooks"), token=game.gm)[1]["webhooks"]) == 2
+    assert live.call("DELETE", game.path(f"/webhooks/{gm_hook['id']}"), token=game.tokens["p1"])[0] == 404
+    assert live.call("DELETE", game.path(f"/webhooks/{own['id']}"), token=game.gm)[0] == 200
+    assert [h["id"] for h in live.call("GET", game.path("/webhooks"), token=game.gm)[1]["webhooks"]] == [
+        gm_hook["id"]]
