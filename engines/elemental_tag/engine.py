@@ -141,7 +141,7 @@ class ElementalTag(Engine):
         stage = state["stage"]
         if stage == "over":
             return None
-        actors = tuple(rules.present(state))
+        actors = tuple(p for p in state["roster"] if p in state["players"])  # ids in join order: p1, p2 ...
         awaiting = tuple(p for p in actors if p not in state["orders"])
         prompt = {
             "bidding": "Round 1, who's it: bid in secret; the lowest bid is it, every other bid is paid.",

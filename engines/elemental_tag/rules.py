@@ -254,6 +254,8 @@ def team_actions(state: State, board: Board, changes: list[JSON], rng: Rng) -> t
     forming teams, admissions voted on this round.  Leaving and ejection need a team of three or more at
     that moment; votes need more than half of the team (an ejection: of the others)."""
     options, events, draws = state["options"], [], {}
+    if not state["acts"] and not state["applications"]:
+        return events, draws  # nobody sent a team action and nobody applied: nothing to decide
 
     def go_alone(player: str) -> None:
         team = team_of(board, player)
