@@ -1,5 +1,5 @@
 """A whole elemental Tag game over HTTP with a real RQ worker and short deadlines: an elimination by
-bids, a re-placement, an ejection by team vote, an admission by team vote, then bots to the end;
+bids, a re-placement, an ejection by team vote, an admission by team vote, a late sign-up, then bots to the end;
 the report with the map in every format, the audit, the export and its offline verification."""
 from __future__ import annotations
 
@@ -98,6 +98,15 @@ def test_a_whole_elemental_tag_game_over_http(stack: Stack, settings: Settings) 
     assert water["members"] == ["p4", "p5", "p6"] and water["points"] == 16
     assert {e["event"] for e in view["last_round"]["team_events"]} == {"admitted"}
 
+    # A late sign-up (six players are left): an underworld player with 10 points on an empty square.
+    status, joined = stack.call("POST", f"/games/{game_id}/players", {"name": "Latecomer", "element": "fire"})
+    assert status == 201, joined
+    tokens[joined["player_id"]] = joined["token"]
+    view = _game(stack, game_id)["state"]
+    late = next(p for p in view["players"] if p["id"] == joined["player_id"])
+    assert late["element"] is None and late["square"] not in [p["square"] for p in view["players"] if p is not late]
+    assert next(t for t in view["teams"] if t["members"] == [late["id"]])["points"] == 10
+
     # The report of that round, with the map, in every format; the public's has no secrets.
     for fmt in ("json", "text", "markdown", "bbcode"):
         status, body = stack.call("GET", f"/games/{game_id}/report?round=4&format={fmt}")
@@ -111,7 +120,7 @@ def test_a_whole_elemental_tag_game_over_http(stack: Stack, settings: Settings) 
     final = play_to_the_end(stack, settings, game_id, gm, tokens, phase_timeout=30)
     assert final["status"] == "finished" and final["seed"] == "e2e-elemental-tag"
     result = final["result"]
-    assert len(result["players"]) == 7 and sum(t["place"] == "last standing" for t in result["teams"]) <= 1
+    assert len(result["players"]) == 8 and sum(t["place"] == "last standing" for t in result["teams"]) <= 1
     first_out = next(t for t in result["teams"] if t["members"] == ["p7"])
     assert first_out["place"] == len([t for t in result["teams"] if t["place"] != "last standing"])
     assert next(p for p in result["players"] if p["player_id"] == "p7")["score"] == \
