@@ -74,7 +74,8 @@ def report_data(state: State, number: int | None, viewer: Viewer) -> JSON:
         "team_events": [{**e, "names": [names[p] for p in ([e["player"]] if "player" in e else e["players"])]}
                         for e in entry.get("team_events", [])],
         "replaced": entry.get("replaced", []),
-        "tied": entry.get("tied", []), "it_transfer": entry.get("it_transfer"),
+        "tied": entry.get("tied", []), "tied_names": [names[p] for p in entry.get("tied", [])],
+        "it_transfer": entry.get("it_transfer"),
         "applications": entry.get("applications", {}),
     }
     data["map"] = _map(entry["size"], {p: squares[p] for p in ids}, keys)
@@ -118,7 +119,8 @@ def _text_lines(data: JSON, esc: Callable[[str], str]) -> list[tuple[str, str]]:
     lines.append(("head", "It"))
     lines.append(("item", f"{esc(data['it_name']) if data['it_name'] else 'nobody'} is it"))
     if data["tied"]:
-        lines.append(("item", f"lowest bid tied between {len(data['tied'])} players; drawn by lot"))
+        tied = ", ".join(esc(n) for n in data["tied_names"])
+        lines.append(("item", f"the lowest bid was tied ({tied}); drawn by lot"))
     if data["tagged"]:
         lines.append(("item", f"{esc(data['tagged_name'])} was tagged by {esc(data['tagger_name'])}"))
     lines.append(("head", "Teams"))

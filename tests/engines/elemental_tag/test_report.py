@@ -72,3 +72,15 @@ def test_after_the_end_the_report_still_keeps_the_secrets_to_the_gm_and_the_clos
     state = {**_moved(), "stage": "over"}
     assert "gm" not in ENGINE.report(state, None, "json", PUBLIC) and "gm" in ENGINE.report(state, None, "json", GM)
     assert "hidden" in ENGINE.view(state, "p1") and "hidden" not in ENGINE.closed_view(state, "p1")
+
+
+def test_the_bidding_report_names_the_tied_players_and_who_was_drawn() -> None:
+    state = signed_up(FIRE3_WATER2_ALONE2)
+    for player in ("p1", "p4"):
+        state = send(state, player, type="bid", amount=0)
+    for player in ("p2", "p3", "p5", "p6", "p7"):
+        state = send(state, player, type="bid", amount=2)
+    _, state = resolve(state)
+    text = ENGINE.report(state, 1, "text", PUBLIC)
+    assert "the lowest bid was tied (Player 1, Player 4); drawn by lot" in text
+    assert f"{state['names'][state['it']]} is it" in text and "Round 1: who's it" in text
