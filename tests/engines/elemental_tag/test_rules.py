@@ -448,3 +448,28 @@ def test_rule_3_a_round_does_not_depend_on_the_order_the_orders_arrived_in(moves
                 state = send(state, player, **wanted[player])
         states.append(resolve(state))
     assert canonical_json(states[0]) == canonical_json(states[1])
+
+
+def test_ruling_5_a_chain_collision_and_a_crossing_count_as_colliding_with_a_target() -> None:
+    """p1 (it) follows p2, who runs into p3 standing still: p1 meets p2 in the chain.  Then p1 crosses p3."""
+    state = on_map(signed_up(FIRE3_WATER2_ALONE2), {"p1": (1, 1), "p6": (2, 1), "p7": (3, 1)}, it="p1")
+    state = send(send(state, "p1", type="move", direction="e", tags=["p6"]), "p6", type="move", direction="e")
+    outcome, after = resolve(state)
+    assert [c["players"] for c in outcome["public"]["collisions"]] == [["p6", "p7"], ["p1", "p6"]]
+    assert after["it"] == "p6"
+    state = on_map(signed_up(FIRE3_WATER2_ALONE2), {"p1": (1, 1), "p7": (2, 1), "p6": (5, 5)}, it="p1")
+    state = send(send(state, "p1", type="move", direction="se", tags=["p7"]), "p7", type="move", direction="sw")
+    outcome, after = resolve(state)
+    assert outcome["public"]["collisions"][0]["kind"] == 3 and after["it"] == "p7"
+
+
+def test_the_hint_offers_what_the_rules_allow_now() -> None:
+    state = on_map(signed_up(FIRE3_WATER2_ALONE2), ROW | {"p4": (3, 3)}, it="p1")
+    fire = ENGINE.legal_actions_hint(state, "p1")
+    assert fire["move"]["directions"] == ["s", "e", "se", "stay"] and "p2" in fire["move"]["tags"]
+    assert fire["vote"] == {"admit": [], "eject": ["p2", "p3"]} and "leave" in fire and "disband" not in fire
+    water = ENGINE.legal_actions_hint(state, "p5")
+    assert water["move"]["tags"] == [] and "disband" in water and "vote" not in water and "leave" not in water
+    alone = ENGINE.legal_actions_hint(state, "p6")
+    assert alone["apply"] == {"elements": ["fire", "water"]} and alone["form"]["partners"] == ["p7"]
+    assert "fire" not in alone["form"]["elements"]
