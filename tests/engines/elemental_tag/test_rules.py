@@ -473,3 +473,14 @@ def test_the_hint_offers_what_the_rules_allow_now() -> None:
     alone = ENGINE.legal_actions_hint(state, "p6")
     assert alone["apply"] == {"elements": ["fire", "water"]} and alone["form"]["partners"] == ["p7"]
     assert "fire" not in alone["form"]["elements"]
+
+
+def test_ruling_12_a_tag_that_knocks_a_team_out_hands_it_back_to_the_tagger() -> None:
+    """The chase's points first (the tagger's 2 + 1, the tagged team's 4), then eliminations, then it-ness."""
+    state = on_map(signed_up(FIRE3_WATER2_ALONE2), {"p1": (1, 1), "p6": (2, 1), "p7": (5, 5)}, it="p1",
+                   points={"t3": 3})
+    outcome, after = resolve(send(state, "p1", type="move", direction="e", tags=["p6"]))
+    assert outcome["public"]["tagged"] == "p6" and [e["members"] for e in outcome["public"]["eliminated"]] == [["p6"]]
+    assert after["it"] == "p1" and outcome["public"]["it_transfer"] == {"from": "p6", "to": "p1", "how": "most recent"}
+    assert [c["why"] for c in outcome["public"]["changes"]] == ["it", "tag list", "tagged"]
+    assert points(after, "p1") == 45 - 3
