@@ -79,7 +79,7 @@ def _buy_vote(state: State, e: JSON, secret: JSON) -> State:
 
 def _new_round(state: State, e: JSON, secret: JSON) -> State:
     """Turn order: a fresh random order for the next round of turns (kept secret in the state)."""
-    return {**state, "order": list(secret["order"]), "cycle": {**state["cycle"], "round": e["round"]}}
+    return {**state, "order": list(secret["orders"][e["draw"]]), "cycle": {**state["cycle"], "round": e["round"]}}
 
 
 def _open(state: State, e: JSON, secret: JSON) -> State:
@@ -224,6 +224,13 @@ class Flow:
         self.effects.append(effect)
         self.state = apply_effect(self.state, effect, self.secret)
 
+    def draw_order(self, order: list[str], round_: int) -> None:
+        """Turn order: a drawn order is recorded in the outcome's secret part (several may be drawn in one
+        resolution, each named by its place there); the public effect says only that a round began."""
+        drawn = self.secret.setdefault("orders", [])
+        drawn.append(order)
+        self.do({"do": "new_round", "round": round_, "riders": len(order), "draw": len(drawn) - 1})
+
     def outcome(self, **extra: Any) -> JSON:
         return {"public": {"effects": self.effects}, "private": {}, "secret": self.secret, **extra}
 
@@ -257,8 +264,7 @@ class Flow:
         place = state["cycle"]["place"] + 1
         if not left:
             left = self.rng.shuffled(riders)
-            self.secret["order"] = left
-            self.do({"do": "new_round", "round": state["cycle"]["round"] + 1, "riders": len(left)})
+            self.draw_order(left, state["cycle"]["round"] + 1)
             place = 1
         self.do({"do": "open", "stage": "move", "cyclist": left[0], "place": place})
 
@@ -300,9 +306,7 @@ class Flow:
         cycle = self.state["cycle"]
         self.do({"do": "new_cycle", "number": cycle["number"] + 1, "kind": SUFFICE, "length": cycle["length"],
                  "tiebreak_space": None})
-        order = self.rng.shuffled(self.state["cyclists"])
-        self.secret["order"] = order
-        self.do({"do": "new_round", "round": 1, "riders": len(order)})
+        self.draw_order(self.rng.shuffled(self.state["cyclists"]), 1)
         self.next_turn()
 
     def end_suffice(self) -> None:
@@ -311,9 +315,7 @@ class Flow:
             cycle = self.state["cycle"]
             self.do({"do": "new_cycle", "number": cycle["number"] + 1, "kind": SUFFICE, "length": cycle["length"],
                      "tiebreak_space": None, "suffice_after": self.state["suffice_after"] - 1})
-            order = self.rng.shuffled(self.state["cyclists"])
-            self.secret["order"] = order
-            self.do({"do": "new_round", "round": 1, "riders": len(order)})
+            self.draw_order(self.rng.shuffled(self.state["cyclists"]), 1)
             self.next_turn()
         else:
             self.start_cycle()

@@ -145,6 +145,6 @@ VIEW = _obj({
 _EFFECT = {"type": "object", "description": "One recorded effect (do: move, steal, buy_vote, new_round, open, "
            "auction, safety, accept, ceremony, eliminate, suffice, new_cycle, leave, finish)."}
 OUTCOME = _obj({"public": _obj({"effects": _list(_EFFECT)})},
-               {"private": {"type": "object"}, "secret": _obj({}, {"order": _list(_S), "ballots": _by("voter", _S)}),
-                "closes_phase": _B},
-               "A setup, outcome or membership record: public effects; the drawn turn order and ballots secret.")
+               {"private": {"type": "object"},
+                "secret": _obj({}, {"orders": _list(_list(_S)), "ballots": _by("voter", _S)}), "closes_phase": _B},
+               "A setup, outcome or membership record: public effects; the drawn turn orders and ballots secret.")

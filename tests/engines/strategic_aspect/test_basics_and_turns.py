@@ -63,10 +63,11 @@ def test_rule_turn_order_a_fresh_random_order_each_round_of_turns() -> None:
     state = turn(new(4), "p1", at=0, order=[])
     state = send(state, "p1", "move", spaces=1)
     outcome, after = resolve(state, 7)
-    drawn = outcome["secret"]["order"]
+    drawn = outcome["secret"]["orders"][0]
     assert sorted(drawn) == ["p1", "p2", "p3", "p4"]
     assert drawn == Rng("rules", "phase", 7).shuffled(["p1", "p2", "p3", "p4"])
-    assert effects(outcome, "new_round") == [{"do": "new_round", "round": state["cycle"]["round"] + 1, "riders": 4}]
+    assert effects(outcome, "new_round") == [{"do": "new_round", "round": state["cycle"]["round"] + 1, "riders": 4,
+                                               "draw": 0}]
     assert after["current"] == drawn[0] and after["order"] == drawn[1:]
     assert after["cycle"]["place"] == 1
 
