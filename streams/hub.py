@@ -49,7 +49,7 @@ class Follower:
     def offer(self, item: Any) -> None:
         if self.dropped:
             return
-        if self.queue.qsize() >= MAX_BEHIND and item is not END:
+        if item is DROPPED or (self.queue.qsize() >= MAX_BEHIND and item is not END):
             self.dropped = True
             while not self.queue.empty():  # free what it will never read
                 self.queue.get_nowait()
@@ -179,11 +179,19 @@ class Hub:
         feed = self.feeds.get(game_id)
         if feed is None:
             return
-        event = orjson.loads(stored)
-        if not feed.loaded.is_set():
-            feed.pending.append(event)
-        else:
-            self._offer(feed, event)
+        try:
+            event = orjson.loads(stored)
+            if not feed.loaded.is_set():
+                feed.pending.append(event)
+            else:
+                self._offer(feed, event)
+        except Exception as exc:  # one game's trouble must not end the subscription every follower depends on
+            # Its type alone: a message could quote the event, and sealed orders stay out of the logs.
+            log.warning("a feed failed on an event (%s); its followers are let go", type(exc).__name__)
+            for follower in list(feed.followers):
+                follower.offer(DROPPED)
+            if self.feeds.get(game_id) is feed:
+                del self.feeds[game_id]
 
     def _offer(self, feed: Feed, event: Event) -> None:
         """Fold the next event and hand it to every follower; an event from further on first brings what lies

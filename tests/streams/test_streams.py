@@ -183,3 +183,23 @@ def test_one_subscription_serves_every_follower(api: Api, game: Game, streams: S
     finally:
         for stream in followers:
             stream.close()
+
+
+def test_a_feed_that_fails_lets_its_followers_go_and_the_others_go_on(
+        api: Api, game: Game, streams: StreamServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = started(api, "extreme-ways", seed="other")
+    real = hubs.shown
+
+    def broken(record: dict, event: dict, viewer: object) -> bytes:
+        if record["game_id"] == game.id:
+            raise RuntimeError("a bug in a view")
+        return real(record, event, viewer)
+
+    failing = Stream(streams.url, game.id, None, after=_events(api, game, None)[-1]["seq"])
+    fine = Stream(streams.url, other.id, None, after=_events(api, other, None)[-1]["seq"])
+    monkeypatch.setattr(hubs, "shown", broken)
+    _pause_resume(api, game, 1)
+    _pause_resume(api, other, 1)
+    assert fine.events(1)[0]["type"] == "gm.pause", "the subscription lives on"
+    assert list(failing.items()) == [], "the stream ends: its client resumes with after"
+    fine.close()
