@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
+from redis.exceptions import RedisError
 
 from engines.contract import Viewer
 from replays.views import viewer_of
@@ -65,6 +66,12 @@ def _error(status: int, code: str, message: str, details: dict[str, Any] | None 
     body = orjson.dumps({"error": {"code": code, "message": message, "details": details or {}}},
                         option=orjson.OPT_SORT_KEYS)
     return web.Response(body=body, status=status, content_type="application/json", headers={**CORS, **(headers or {})})
+
+
+def _unavailable() -> web.Response:
+    """Redis down or frozen: a 503 to retry, as the API answers it."""
+    return _error(503, "store_unavailable", "The event store is not reachable right now; retry in a moment.",
+                  headers={"Retry-After": "1"})
 
 
 def _format(request: web.Request) -> str | None:
@@ -116,10 +123,12 @@ async def stream(request: web.Request) -> web.StreamResponse:
         return _error(404, "not_found", f"No game {game_id!r}.")
     try:
         viewer = await _viewer(request, context, game_id)
+        feed, follower = await hub.follow(game_id, viewer)
     except ApiError as exc:
         headers = {**exc.headers, **({"WWW-Authenticate": 'Bearer realm="arbiter"'} if exc.status == 401 else {})}
         return _error(exc.status, exc.code, exc.message, exc.details, headers)
-    feed, follower = await hub.follow(game_id, viewer)
+    except RedisError:
+        return _unavailable()
     try:
         if feed is None or feed.record is None:
             return _error(404, "not_found", f"No game {game_id!r}.")
@@ -216,6 +225,8 @@ def _live(handler: Any, with_body: bool = False) -> Any:
             headers = {**exc.headers, **({"WWW-Authenticate": 'Bearer realm="arbiter"'} if exc.status == 401
                                          else {})}
             return _error(exc.status, exc.code, exc.message, exc.details, headers)
+        except RedisError:
+            return _unavailable()
         return web.Response(body=orjson.dumps(answer, option=orjson.OPT_SORT_KEYS), status=status,
                             content_type="application/json", headers=CORS)
 

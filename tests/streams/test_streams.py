@@ -203,3 +203,18 @@ def test_a_feed_that_fails_lets_its_followers_go_and_the_others_go_on(
     assert fine.events(1)[0]["type"] == "gm.pause", "the subscription lives on"
     assert list(failing.items()) == [], "the stream ends: its client resumes with after"
     fine.close()
+
+
+def test_a_store_that_cannot_be_reached_is_a_503_to_retry(game: Game, streams: StreamServer,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    def down(*_: object) -> None:
+        raise RedisConnectionError("Redis is down")
+
+    monkeypatch.setattr(streams.hub.context.loader, "load", down)
+    stream = Stream(streams.url, game.id, None)
+    assert stream.status == 503 and stream.response.headers["Retry-After"] == "1"
+    assert stream.response.json()["error"]["code"] == "store_unavailable"
+    status, body = streams.call("POST", game.path("/stream-tickets"), token=game.gm)
+    assert status == 503 and body["error"]["code"] == "store_unavailable"
