@@ -36,3 +36,12 @@ def validator(schema: Any) -> Any:
 
 def problems(check: Any, value: Any, limit: int = 3) -> list[str]:
     return [f"{'/'.join(map(str, e.instance_path))}: {e.message[:300]}" for e in check.iter_errors(value)][:limit]
+
+
+def published_validator(component: str) -> Any:
+    """A component of /v1/openapi.json as served (its $refs to other components resolved), closed."""
+    from service.openapi import document
+
+    schemas = closed(document()["components"]["schemas"])
+    return jsonschema_rs.Draft7Validator({"$ref": f"#/components/schemas/{component}",
+                                          "components": {"schemas": schemas}})

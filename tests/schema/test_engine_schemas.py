@@ -11,7 +11,8 @@ import pytest
 from engines import registry
 from engines.contract import GM
 from engines.driver import play_bots, player_list
-from tests.schema.declared import missing, problems, validator
+from service.openapi import pascal
+from tests.schema.declared import missing, problems, published_validator, validator
 
 STATES_PER_GAME = 40  # views checked per game: spread over it, the first and last always
 
@@ -28,6 +29,7 @@ def test_what_the_engine_sends_out_matches_what_it_declares(name: str) -> None:
         pytest.skip(f"{name} does not declare {', '.join(missing(engine))} yet")
     view, result, hint, outcome = (validator(s) for s in (engine.view_schema, engine.result_schema,
                                                            engine.hint_schema, engine.outcome_schema))
+    published = published_validator(f"{pascal(name)}View")  # as /v1/openapi.json spells it, $refs and all
     checked = 0
     for number, case in enumerate(engine.simulation_cases):
         players = player_list(case["players"], case.get("fields"))
@@ -44,6 +46,7 @@ def test_what_the_engine_sends_out_matches_what_it_declares(name: str) -> None:
             for viewer in (GM, None, *(p["id"] for p in players)):
                 shown = engine.view(state, viewer)
                 assert not problems(view, shown), (where, index, viewer, problems(view, shown))
+                assert not problems(published, shown), (where, index, viewer, "published", problems(published, shown))
                 checked += 1
             for player in players:
                 given = engine.legal_actions_hint(state, player["id"])
@@ -61,3 +64,7 @@ def test_the_checks_catch_a_field_the_declaration_does_not_have() -> None:
     assert not problems(check, {"a": 1, "b": {"c": None}})
     assert problems(check, {"a": 1, "extra": 2}) and problems(check, {"b": {}}) and problems(check, {"a": "1"})
     assert problems(check, {"a": 1, "b": {"c": "x", "d": 1}})
+    coin = {"round": 1, "scores": {"p1": 0}, "called": [], "winner": None}
+    published = published_validator("TestCoinView")
+    assert not problems(published, coin) and problems(published, {**coin, "extra": 1})
+    assert problems(published, {**coin, "winner": 3})
