@@ -56,8 +56,8 @@ def test_the_gm_may_enter_an_order_for_a_player(api: Api, game: Game) -> None:
 
 def test_audit_and_export_are_closed_until_the_end(api: Api, game: Game) -> None:
     for path in ("/audit", "/export"):
-        assert api.get(game.path(path))[0] == 403
-        assert api.get(game.path(path), game.tokens["p1"])[0] == 403
+        assert api.get(game.path(path))[0] == 401  # no token: who are you?
+        assert api.get(game.path(path), game.tokens["p1"])[0] == 403  # a player: not yours until the end
         assert api.get(game.path(path), game.gm)[0] == 200
 
 
