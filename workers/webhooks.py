@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import http.client
 import logging
+import math
 import socket
 import ssl
 import time
@@ -96,7 +97,7 @@ def _drain(context: Context, game_id: str, hook: dict[str, Any], delivered: int,
             return "failing"
         wait = hooks.BACKOFF_S[attempts - 1]
         pipe.hset(state_key, mapping={"attempts": attempts, "status": "retrying", "last_error": error,
-                                      "next_attempt_at": int(time.time() + wait)})
+                                      "next_attempt_at": math.ceil(time.time() + wait)})  # never early
         pipe.execute()
         context.queue.enqueue_in(timedelta(seconds=wait), hooks.JOB, game_id, hook["id"], True,
                                  job_id=f"hook-{game_id}-{hook['id']}-retry-{event['seq']}-{attempts}",

@@ -16,6 +16,7 @@ class Receiver:
         self.secret = ""
         self.accepted: list[dict[str, Any]] = []      # bodies of deliveries that verified, in arrival order
         self.refused = 0
+        self.requests = 0                             # every POST that reached it, answered or not
         self.mode = "up"                              # up | down (503) | hang (answers after hang_s)
         self.hang_s = 5.0
         self.lock = threading.Lock()
@@ -24,6 +25,8 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver.lock:
+                    receiver.requests += 1
                 if receiver.mode == "hang":
                     time.sleep(receiver.hang_s)
                 if receiver.mode == "down":
