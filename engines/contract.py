@@ -150,17 +150,14 @@ class Engine:
     secret_options: frozenset[str] = frozenset()  # options only the GM sees until the end (fixed draws)
     actions: Mapping[str, ActionType]
     default_deadlines: Mapping[str, int]
-    # Games the conformance suite plays with bots: options, player count and each
-    # player's sign-up fields (``fields`` may be omitted).
+    # Games the conformance suite plays with bots: options, player count, each player's sign-up fields (optional).
     simulation_cases: tuple[Mapping[str, Any], ...] = ({"options": {}, "players": 4},)
-    # What the engine sends out, as OpenAPI 3.0 schemas that /v1/openapi.json publishes per game type (the
-    # schema tests check real games against them); None: published as a loose object until declared.
+    # What the engine sends out, as OpenAPI 3.0 schemas published per game type (None: a loose object).
     view_schema: Mapping[str, Any] | None = None  # view(), for every viewer (what some never see is optional)
     result_schema: Mapping[str, Any] | None = None  # result()
     hint_schema: Mapping[str, Any] | None = None  # legal_actions_hint()
     outcome_schema: Mapping[str, Any] | None = None  # setup and outcome records: {"public", "private", "secret"}
-    # Player counts where they depend on the options: {"min", "max", "by_option": [{"option", "value", "min",
-    # "max"}]} (meta's counts are the widest the platform allows).
+    # Player counts by option: {"min", "max", "by_option": [{"option", "value", "min", "max"}]} (meta: the widest).
     player_counts: Mapping[str, Any] | None = None
 
     # -- setup -----------------------------------------------------------------
