@@ -31,6 +31,15 @@ def test_rule_transitioning_steps_carry_over_positions_reset_one_fewer_cyclist()
     assert after["history"][-1]["ceremony"]["eliminated"] == "p4"
 
 
+def test_rule_tie_breaking_vote_is_good_for_the_cycle_it_is_bought_in_only() -> None:
+    state = with_(ceremony(new(4), vote_holder="p1"), steps={"p1": 20})
+    for voter in ("p1", "p2", "p3", "p4"):
+        state = send(state, voter, "vote", against="p4")
+    _, after = resolve(state)
+    assert after["history"][-1]["vote_holder"] == "p1"
+    assert after["cycle"]["vote_holder"] is None and after["cycle"]["tiebreak_space"] is not None
+
+
 def _final(steps: dict, arriving: str = "p1", at: int = 29, seed: str = "final") -> dict:
     state = new(3, seed=seed)
     state = with_(state, cyclists=["p1", "p2"], eliminated={"p3": {"cycle": 1, "steps": 30}},
