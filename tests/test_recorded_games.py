@@ -31,6 +31,16 @@ HAND_CHECKED = {
     "recorded-gs-robot": {"winners": ["p4"]},
     # p2 quit at turn 4 (event 12): their cubes stay as obstacles and they cannot win; yellow (p3) wins.
     "recorded-sx-quit": {"winners": ["p3"], "ended": "win"},
+    # The final: p1 reached 30 first with 9 steps, p3 still on 28 held 16: the most steps wins.
+    "recorded-sa": {"winners": ["p3"], "ended": "most steps"},
+    # p2 quit (event 27) and p5 was ejected (event 126), each a suffice cycle; in the final p6 reached 30
+    # with 1 step against p4's 8 on 29: p4 wins on steps.
+    "recorded-sa-quit": {"winners": ["p4"], "ended": "most steps"},
+    # Scoring: 5 each for the last team standing (fire: p3, p6), 3 for the last team out (p7 alone),
+    # 2 for the second and third to last (p4, p5).
+    "recorded-et": {"scores": {"p3": 5, "p6": 5, "p7": 3, "p4": 2, "p5": 2}},
+    # p6 ejected (event 49), p3 quit (event 68); water (p8, p9) last standing, fire (p4, p7) last out.
+    "recorded-et9": {"scores": {"p8": 5, "p9": 5, "p4": 3, "p7": 3}},
 }
 
 
@@ -38,6 +48,11 @@ def _facts(name: str, result: dict) -> dict:
     if name == "recorded-gs-tarnished":
         best = max(result["managers"], key=lambda m: m["score"])
         return {"winner_score": (best["player"], best["score"])}
+    if name.startswith("recorded-sa"):
+        return {"winners": [s["id"] for s in result["standings"] if s["winner"]], "ended": result["ended"]}
+    if name.startswith("recorded-et"):
+        scores = {p["player_id"]: p["score"] for p in result["players"]}
+        return {"scores": {player: scores[player] for player in HAND_CHECKED[name]["scores"]}}
     return {key: result[key] for key in HAND_CHECKED[name]}
 
 
