@@ -304,6 +304,32 @@ def game(game_id: str) -> Any:
     return reply(game_for(record, viewer_of(caller.as_role()), _seed_for(record, caller)), headers=_cache_headers(tag))
 
 
+@v1.get("/games/<game_id>/board.svg")
+def board_svg(game_id: str) -> Any:
+    """The board drawn from the caller's own view (``game_for``), so it shows nothing that view hides: the picture
+    itself, or (``Accept: application/json``) the picture as a string with the seq it was drawn at."""
+    import importlib
+
+    record = _record(game_id)
+    caller = _caller(game_id)
+    view = game_for(record, viewer_of(caller.as_role()))["state"]
+    if view is None:
+        raise ApiError(409, "not_started", "The game has not started yet: there is no board to draw.")
+    try:
+        drawer = importlib.import_module(f"engines.{record['type'].replace('-', '_')}.board_svg")
+    except ModuleNotFoundError as exc:
+        raise not_found(f"No board picture for {record['type']!r}.") from exc
+    tag = _etag(record, caller)
+    if (unchanged := _not_modified(tag)) is not None:
+        return unchanged
+    svg = drawer.render(view)
+    if request.accept_mimetypes.best_match(["image/svg+xml", "application/json"]) == "application/json":
+        return reply({"game_id": game_id, "seq": record["seq"], "svg": svg}, headers=_cache_headers(tag))
+    return current_app.response_class(svg, mimetype="image/svg+xml", headers={
+        **_cache_headers(tag), "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+        "X-Content-Type-Options": "nosniff"})
+
+
 @v1.get("/games/<game_id>/events")
 def events(game_id: str) -> Any:
     record = _record(game_id)

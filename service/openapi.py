@@ -343,6 +343,14 @@ def _paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
             {"name": "format", "in": "query", "required": False,
              "schema": {"type": "string", "enum": ["json", "text", "markdown", "bbcode"]}}],
         "responses": _responses(200, "Report", 401, 404, 409, 422)}}
+    yield "/v1/games/{game_id}/board.svg", {"get": {
+        "operationId": "getBoardSvg", "tags": ["Games"], "summary": "The board as SVG, drawn from the caller's view",
+        "description": "What the caller's view of the game shows, as a picture a forum post can embed; 409 before "
+        "the start. " + OPTIONAL_TOKEN, "parameters": gid,
+        "responses": {"200": {"description": "Success: the SVG itself, or with Accept: application/json the SVG "
+                              "as a string and the seq it was drawn at", "content": {
+                                  "image/svg+xml": {"schema": {"type": "string"}}, **_json("BoardPicture")}},
+                      **_errors(401, 404, 409)}}}
     yield "/v1/replays/verify", {"post": {"operationId": "verifyExport", "tags": ["Games"], "summary": "Verify an "
                                           "exported log offline", "requestBody": _body("ExportFile", {
                                               "format": "arbiter-export/1", "game_id": "g0123456789abcdef",
@@ -399,6 +407,9 @@ def document() -> dict[str, Any]:
     spec.components.schema("ExportFile", {"type": "object", "additionalProperties": True, "description": "A file "
                                           "from exportGame (an Export), taken as it is: whatever is wrong with it "
                                           "is what the audit reports (422 only for what is no export at all)."})
+    spec.components.schema("BoardPicture", {"type": "object", "required": ["game_id", "seq", "svg"], "properties": {
+        "game_id": {"type": "string"}, "seq": {"type": "integer", "description": "The event the board is drawn at."},
+        "svg": {"type": "string", "description": "The SVG document, as image/svg+xml would give it."}}})
     spec.components.schema("Join", {"anyOf": [_ref(f"{pascal(e.meta.name)}Join") for e in engines],
                                     "description": "A name plus the game type's own sign-up fields."})
     for path, operations in _paths(engines):

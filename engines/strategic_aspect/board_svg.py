@@ -1,0 +1,45 @@
+"""Strategic Aspect as SVG: the cycle's spaces, steal and tie-break spaces marked, each cyclist and their steps."""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+CELL = 26
+PAD = 24
+
+
+def render(view: dict[str, Any]) -> str:
+    """The spaces 1..length in a row, each cyclist's marker on their space and their step count in the legend."""
+    cycle = view.get("cycle") if isinstance(view.get("cycle"), dict) else {}
+    length = int(cycle.get("length") or 30)
+    steals = set(cycle.get("steal_spaces") or [])
+    tiebreak = cycle.get("tiebreak_space")
+    riders = [s for s in view.get("standings", []) if isinstance(s, dict)]
+    width = PAD * 2 + (length + 1) * CELL
+    top = PAD + 20
+    lanes = max(len(riders), 1)
+    height = top + 18 * lanes + 40 + 20 * len(riders) + PAD
+    title = f'Cycle {cycle.get("number")}, round {cycle.get("round")}, {view.get("stage")}'
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+           f'height="{height}" role="img" aria-label="Strategic Aspect, {escape(title)}">',
+           f'<rect width="{width}" height="{height}" fill="#fff"/>',
+           f'<text x="{PAD}" y="{PAD}" font-family="sans-serif" font-size="14">{escape(title)}</text>']
+    for space in range(length + 1):
+        x = PAD + space * CELL
+        fill = "#f9d5d3" if space in steals else "#d6e4f5" if space == tiebreak else "#f1efe6"
+        out.append(f'<rect class="space" x="{x}" y="{top}" width="{CELL - 2}" height="{18 * lanes}" fill="{fill}" '
+                   f'stroke="#bbb"/><text x="{x + 3}" y="{top + 18 * lanes + 12}" font-family="sans-serif" '
+                   f'font-size="9">{space}</text>')
+    for lane, rider in enumerate(riders):
+        position = rider.get("position")
+        if isinstance(position, int):
+            x = PAD + min(max(position, 0), length) * CELL + CELL // 2 - 1
+            out.append(f'<g class="cyclist" data-player="{escape(str(rider.get("id")))}"><circle cx="{x}" '
+                       f'cy="{top + 18 * lane + 9}" r="7" fill="#2c7fb8"/><text x="{x}" y="{top + 18 * lane + 12}" '
+                       f'text-anchor="middle" font-size="9" font-family="sans-serif" fill="#fff">{lane + 1}</text></g>')
+        label = (f'{lane + 1}. {rider.get("name")}: space {position}, steps {rider.get("shown", rider.get("steps"))}'
+                 f', {rider.get("status")}' + (", holds the vote" if rider.get("vote_holder") else ""))
+        out.append(f'<text x="{PAD}" y="{top + 18 * lanes + 36 + 20 * lane}" font-family="sans-serif" '
+                   f'font-size="12">{escape(label)}</text>')
+    out.append("</svg>")
+    return "".join(out)
