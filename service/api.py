@@ -24,7 +24,7 @@ from runtime.context import Context
 from service import listing
 from service.errors import ApiError, corrupt_log, forbidden, not_found, unauthorized
 from service.http import client_address, int_arg, json_body, reply
-from service.schemas import GM_ACTIONS, seed_warnings
+from service.schemas import GM_ACTIONS, loose_booleans, seed_warnings
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -175,6 +175,11 @@ def game_types() -> Any:
 
 @v1.post("/games")
 def create_game() -> Any:
+    return _create(json_body())
+
+
+def _create(body: dict[str, Any]) -> Any:
+    """A new game from ``body`` (its type in it), once the admin token (if the server has one) is checked."""
     admin = current_app.config["ARBITER_SETTINGS"].admin_token
     if admin is not None:
         import hmac
@@ -182,7 +187,10 @@ def create_game() -> Any:
         given = request.headers.get("Authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {admin}".encode()):
             raise ApiError(401, "unauthorized", "This server only lets its admin create games.")
-    body = json_body()
+    engine = registry.latest(body["type"]) if isinstance(body.get("type"), str) else None
+    loose = loose_booleans(engine.options_schema, body.get("options")) if engine is not None else {}
+    if loose:
+        raise ApiError(422, "invalid", "The options are not valid for this game type.", {"options": loose})
     return reply({**commands.create_game(ctx(), body), "warnings": seed_warnings(body.get("seed"))}, 201)
 
 
@@ -511,6 +519,18 @@ def my_games() -> Any:
 def _of_type(game_type: str, game_id: str) -> None:
     if _record(game_id)["type"] != game_type:
         raise not_found(f"No {game_type} game {game_id!r}.")
+
+
+@v1.post("/game-types/<game_type>/games")
+def typed_create(game_type: str) -> Any:
+    """The body has no type: the path says it (a type in the body too is refused, not overridden)."""
+    if registry.latest(game_type) is None:
+        raise not_found(f"No game type {game_type!r}.")
+    body = json_body()
+    if "type" in body:
+        raise ApiError(422, "invalid", "The path names the game type; leave 'type' out of the body.",
+                       {"type": ["Unknown field."]})
+    return _create({**body, "type": game_type})
 
 
 @v1.get("/game-types/<game_type>/games/<game_id>")

@@ -201,7 +201,26 @@ def _game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, A
     typed["properties"]["result"] = {"allOf": [_ref(f"{p}Result")], "nullable": True, "description": "Once the "
                                      "game is finished."}
     out[f"{p}Game"] = typed
+    out[f"{p}CreateGame"] = _typed_create(engine, p)
     return out
+
+
+def _typed_create(engine: Engine, p: str) -> dict[str, Any]:
+    """The body that creates a game of this type: the generic one without ``type`` (the path says it), with the
+    type's options and its phases' deadlines."""
+    body = _clean(_converter().schema2jsonschema(schemas.CreateGameSchema))
+    body["properties"].pop("type")
+    body["required"] = [r for r in body.get("required", []) if r != "type"]
+    if not body["required"]:
+        del body["required"]
+    body["properties"]["options"] = {"allOf": [_ref(f"{p}Options")], "description": "This game type's options."}
+    seconds = body["properties"]["deadlines"]["additionalProperties"]
+    body["properties"]["deadlines"] = {
+        "type": "object", "additionalProperties": False, "description": "Seconds per phase (the defaults: "
+        + ", ".join(f"{name} {value}" for name, value in engine.default_deadlines.items()) + ").",
+        "properties": {name: dict(seconds) for name in engine.default_deadlines}}
+    body["example"] = {"name": "Friday game", "deadlines": dict(list(engine.default_deadlines.items())[:1])}
+    return body
 
 
 def _lift(schema: Any, names: dict[int, str]) -> Any:
@@ -365,6 +384,17 @@ def _typed_paths(engine: Engine, gid: list[dict[str, Any]], token: list[dict[str
     """A game type's own operations: the same routes as the generic ones, typed; a game of another type is 404."""
     p, title, base = pascal(engine.meta.name), engine.meta.title, f"/v1/game-types/{engine.meta.name}/games"
     example = next((a for a in engine.actions.values() if a.actor == "player"), None)
+    created = _responses(201, "CreatedGame", 400, 401, 404, 413, 422)
+    created["201"]["links"] = {
+        "GetGame": _link(f"get{p}Game", "Read the new game.", _CREATED),
+        "JoinGame": _link(f"join{p}Game", "Sign a player up.", _CREATED),
+        "StartGame": _link("startGame", "The GM starts it.", _CREATED, _GM),
+        "GmAction": _link(f"submit{p}Action", "A GM action.", _CREATED, _GM),
+        "GmGame": _link(f"get{p}Game", "The game as its GM sees it.", _CREATED, _GM)}
+    yield base, {"post": {
+        "operationId": f"create{p}Game", "tags": [title], "summary": f"Create a {title} game (with the admin token "
+        "if the server has one)", "requestBody": _body(f"{p}CreateGame", _typed_create(engine, p)["example"]),
+        "responses": created}}
     yield f"{base}/{{game_id}}", {"get": {
         "operationId": f"get{p}Game", "tags": [title], "summary": f"A {title} game as the caller may see it",
         "description": OPTIONAL_TOKEN, "parameters": gid, "responses": _responses(200, f"{p}Game", 401, 404)}}

@@ -24,6 +24,19 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
+def loose_booleans(schema: type[Schema], data: object) -> dict[str, list[str]]:
+    """The fields of ``data`` that ``schema`` reads as booleans but that are not JSON true or false (marshmallow's
+    Boolean also takes 0, 1, "yes" ...; the document says boolean), by field name."""
+    if not isinstance(data, dict):
+        return {}
+    found = {}
+    for name, field in schema().fields.items():
+        key = field.data_key or name
+        if isinstance(field, fields.Boolean) and key in data and not isinstance(data[key], bool):
+            found[key] = ["Not a valid boolean: use true or false."]
+    return found
+
+
 class CreateGameSchema(Schema):
     type = fields.String(required=True, metadata={"description": "A game type name from /v1/game-types."})
     name = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=100))

@@ -2,8 +2,9 @@
 
 openapi-python-client generates a Python package from the document an app started here serves; mypy --strict
 checks it (an ``Any`` schema, a name clash or an untyped 200 fails there); then, for every registered game type
-that declares its schemas, a whole game is played with the generated package only: typed operations (createGame,
-join<Type>Game, startGame, get<Type>Game, submit<Type>Action), typed orders built from the typed state and hint,
+that declares its schemas, a whole game is played with the generated package only: typed operations
+(create<Type>Game with the type's options, join<Type>Game, startGame, get<Type>Game, submit<Type>Action), typed
+orders built from the typed state and hint,
 and a typed result at the end.  Nothing is written as JSON by hand.  The players of a game type this file has
 no strategy for send nothing, and its GM closes each phase with a typed gm.resolve_now (the engine's rules
 default the missing orders), so a new game type is played the day it declares its schemas.  A game type that
@@ -147,9 +148,8 @@ class Table:
 
     def play(self) -> None:
         m = self.gen.model
-        created = self.call("Games", "createGame", client=self.gen.client(), body=m("CreateGame")(
-            type_=m("CreateGameType")(self.name), options=m("CreateGameOptions").from_dict(self.options),
-            seed=f"generated-client-{self.name}-" + "x" * 32))
+        created = self.call(self.tag, f"create{self.p}Game", client=self.gen.client(), body=m(f"{self.p}CreateGame")(
+            options=m(f"{self.p}Options").from_dict(self.options), seed=f"generated-client-{self.name}-" + "x" * 32))
         self.game_id, self.gm = created.game_id, self.gen.client(created.gm_token)
         self.tokens: dict[str, Any] = {}
         for number in range(self.players):

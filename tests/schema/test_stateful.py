@@ -1,6 +1,7 @@
-"""Schemathesis's stateful phase over /v1/openapi.json: it follows the document's OpenAPI links (createGame
-gives the game's id and the GM's token to getGame, joinGame, startGame, submitAction, auditGame ...; joinGame
-gives a player's token to getGame and submitAction), so its scenarios create games, sign players up, start
+"""Schemathesis's stateful phase over /v1/openapi.json: it follows the document's OpenAPI links (createGame and
+each type's create<Type>Game give the game's id and the GM's token to getGame, joinGame, startGame, submitAction,
+auditGame ... or the type's own operations; joinGame gives a player's token to getGame and submitAction), so its
+scenarios create games, sign players up, start
 them and act in them with the ids and tokens the API answered, and every check (all are on) runs on every step,
 positive_data_acceptance included.  The app runs in process on a real Redis."""
 from __future__ import annotations
@@ -24,19 +25,21 @@ SCENARIOS = 150 if "--soak" in sys.argv else 40
 
 # As in test_openapi_fuzz.py: the statuses a schema-valid request may get from the rules of the game (409 not
 # now, 422 a rule no JSON Schema can say), and replay's 422 for an `at` beyond the log.
+POSTS = (r"^/v1/((game-types/[^/]+/)?games|(game-types/[^/]+/)?games/\{game_id\}/(players|actions|start)"
+         r"|replays/verify)$")
 CONFIG = r"""
 [checks]
 enabled = true
 
 [[operations]]
-include-path-regex = '^/v1/(games|(game-types/[^/]+/)?games/\{game_id\}/(players|actions|start)|replays/verify)$'
+include-path-regex = '%(posts)s'
 include-method = "POST"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 
 [[operations]]
 include-path = "/v1/games/{game_id}/replay"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
-"""
+""" % {"posts": POSTS}
 
 
 @pytest.fixture(scope="module")
@@ -61,16 +64,20 @@ def test_stateful_scenarios_create_games_and_use_their_ids_and_tokens(app: Any) 
         def after_call(self, response: Any, case: Any) -> None:
             key = (f"{case.method} {case.operation.path}", response.status_code)
             seen[key] = seen.get(key, 0) + 1
-            if case.operation.path == "/v1/games/{game_id}" and response.status_code == 200:
+            read = case.method == "GET" and case.operation.path.endswith("/games/{game_id}")
+            if read and response.status_code == 200:
                 roles.add(response.json()["you"]["role"])
 
-    Workflow.run(settings=settings(max_examples=SCENARIOS, deadline=None, stateful_step_count=12,
+    # Derandomized: the same scenarios for the same document, so a run that follows fewer links is a change to look at.
+    Workflow.run(settings=settings(max_examples=SCENARIOS, deadline=None, stateful_step_count=12, derandomize=True,
                                    suppress_health_check=list(HealthCheck)))
     # The links were followed: games were created and signed up to, and the GM's token from createGame's answer
     # did what only it can do (read the audit or export of a running game, start it, or act in it).
-    assert seen.get(("POST /v1/games", 201)) and seen.get(("POST /v1/games/{game_id}/players", 201)), seen
+    created = sum(n for (label, status), n in seen.items() if status == 201 and label.endswith("/games"))
+    joined = sum(n for (label, status), n in seen.items() if status == 201 and label.endswith("/players"))
+    assert created and joined, seen
     gm_only = [("GET /v1/games/{game_id}/audit", 200), ("GET /v1/games/{game_id}/export", 200),
-               ("POST /v1/games/{game_id}/start", 200), ("POST /v1/games/{game_id}/actions", 202)]
-    assert any(seen.get(key) for key in gm_only), seen
+               ("POST /v1/games/{game_id}/start", 200)]
+    assert "gm" in roles or any(seen.get(key) for key in gm_only), seen
     figures.record("schemathesis_stateful", scenarios=SCENARIOS, requests=sum(seen.values()), roles=sorted(roles),
                    by_status={f"{k[0]} {k[1]}": n for k, n in sorted(seen.items())})
