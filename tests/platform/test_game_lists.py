@@ -129,3 +129,20 @@ def test_events_and_replay_take_the_same_after_cursor(api: Api, game: Game) -> N
     for path in ("/events?after=-1", "/replay?after=-1", f"/events?after={2**53 + 1}", f"/replay?after={2**53 + 1}"):
         assert api.get(game.path(path))[0] == 422, path
     assert [f["seq"] for f in api.get(game.path(f"/replay?after={last - 2}"))[1]["frames"]] == [last - 1, last]
+
+
+def test_a_game_types_own_create_takes_its_options_and_phases_only(api: Api) -> None:
+    status, created = api.post("/game-types/test-coin/games", {"options": {"target": 2}, "deadlines": {"toss": 60}})
+    assert status == 201 and created["type"] == "test-coin" and created["deadlines"] == {"toss": 60}
+    status, body = api.post("/game-types/test-coin/games", {"type": "extreme-ways"})
+    assert status == 422 and "type" in body["error"]["details"]
+    status, body = api.post("/game-types/test-coin/games", {"deadlines": {"bidding": 60}})
+    assert status == 422 and "deadlines" in body["error"]["details"]
+    assert api.post("/game-types/chess/games", {})[0] == 404
+
+
+def test_boolean_options_take_true_or_false_only(api: Api) -> None:
+    for path, body in [("/games", {"type": "test-coin"}), ("/game-types/test-coin/games", {})]:
+        status, reply = api.post(path, {**body, "options": {"late_joins": 0}})
+        assert status == 422 and "late_joins" in reply["error"]["details"]["options"], reply
+        assert api.post(path, {**body, "options": {"late_joins": False}})[0] == 201
