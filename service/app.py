@@ -67,6 +67,9 @@ def create_app(context: Context | None = None) -> Flask:
         MAX_CONTENT_LENGTH=context.settings.max_body_bytes + 1,
     )
     app.register_blueprint(v1)
+    from service.console import console
+
+    app.register_blueprint(console)  # the GM console at /console: pages over the public /v1 API (issue 23)
     if context.notices is not None:  # every request first hears what the other processes appended
         app.before_request(context.notices.catch_up)
 

@@ -1,0 +1,56 @@
+"""Debian's chromium, headless, driven by Selenium: started per test, skipped with the reason when it is missing."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "") if p and Path(p).exists()), None)
+DRIVER = next((p for p in ("/usr/bin/chromedriver", shutil.which("chromedriver") or "") if p and Path(p).exists()),
+              None)
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage"]
+
+
+def chromium(width: int = 1100, height: int = 1400) -> Iterator[Any]:
+    """A fresh browser with an empty profile; its console log is readable (``get_log("browser")``)."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+    if CHROMIUM is None or DRIVER is None:
+        pytest.skip("no chromium/chromedriver: apt-get install -y chromium chromium-driver")
+    from selenium.webdriver.chrome.service import Service
+
+    with tempfile.TemporaryDirectory(prefix="arbiter-chromium-") as profile:
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in [*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"]:
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+def wait_for(driver: Any, check: Callable[[], Any], what: str, timeout: float = 15) -> Any:
+    """Poll ``check`` until it is truthy; fail with ``what`` and the page's error line otherwise."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def attempt(_: Any) -> Any:
+        try:
+            return check()
+        except (WebDriverException, LookupError, ValueError):
+            return False
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.2).until(attempt)
+    except Exception as exc:  # a TimeoutException, reported with what was awaited and what the page said
+        error = driver.find_element("id", "error").text if driver.find_elements("id", "error") else ""
+        page = driver.execute_script("return [...document.querySelectorAll('[role=status], #replay-event, #replay-as')]"
+                                     ".map(e => e.id + ': ' + (e.value || e.textContent).slice(0, 300)).join('\\n')")
+        raise AssertionError(f"waited {timeout} s for {what}; the page's error line: {error!r}\n{page}") from exc

@@ -1,0 +1,147 @@
+"""The console in a real browser: a short game played through the pages, from start to a tampered export."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from tests.console.browser import chromium, wait_for
+
+EVIL = "<script>alert(1)</script>"
+
+
+@pytest.fixture()
+def browser() -> Iterator[Any]:
+    yield from chromium()
+
+
+def _text(driver: Any, element_id: str) -> str:
+    return driver.find_element("id", element_id).text
+
+
+def _paste_token(driver: Any, token: str | None) -> None:
+    driver.find_element("id", "token-forget").click()
+    if token:
+        driver.find_element("id", "token-input").send_keys(token)
+        driver.find_element("css selector", "#token-form button[type=submit]").click()
+
+
+def _select(driver: Any, element_id: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", element_id)).select_by_value(value)
+
+
+def _top_event(driver: Any) -> str:
+    return driver.find_element("css selector", "#timeline li summary").text
+
+
+def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Path) -> None:
+    stack.start_worker("console-worker")
+    base = f"http://127.0.0.1:{stack.port}"
+    created = requests.post(f"{base}/v1/games", json={"type": "extreme-ways", "seed": "console"}, timeout=10).json()
+    gid, gm = created["game_id"], created["gm_token"]
+    tokens = {}
+    for name in (EVIL, "Bea", "Cy"):
+        joined = requests.post(f"{base}/v1/games/{gid}/players", json={"name": name}, timeout=10).json()
+        tokens[joined["player_id"]] = joined["token"]
+
+    # The GM pastes their token and starts the game from the page.
+    browser.get(f"{base}/console/games/{gid}")
+    _paste_token(browser, gm)
+    wait_for(browser, lambda: _text(browser, "token-role") == "You are the GM.", "the GM role")
+    assert EVIL in _text(browser, "g-players")  # shown as text: the page did not run it
+    assert len(browser.find_elements("css selector", "script")) == 1
+    _select(browser, "gm-action", "start")
+    browser.find_element("css selector", "#gm-form button[type=submit]").click()
+    wait_for(browser, lambda: _text(browser, "g-status") == "running", "the game to run")
+    wait_for(browser, lambda: "game.started" in _top_event(browser), "game.started on the timeline")
+    assert "left" in _text(browser, "g-countdown") and "p1" in _text(browser, "g-awaiting")
+    assert "token" not in browser.current_url and not browser.get_cookies()
+
+    # Player p2 sends a sealed bid through the order form built from the action schemas.
+    browser.get(f"{base}/console/games/{gid}/play")
+    _paste_token(browser, tokens["p2"])
+    wait_for(browser, lambda: "bid" in [o.get_attribute("value") for o in
+                                        browser.find_elements("css selector", "#order-type option")], "the bid order")
+    _select(browser, "order-type", "bid")
+    amount = wait_for(browser, lambda: browser.find_element("id", "order-amount"), "the amount field")
+    amount.clear()
+    amount.send_keys("7")
+    browser.find_element("css selector", "#order-form button[type=submit]").click()
+    wait_for(browser, lambda: _text(browser, "order-result").startswith("Accepted: seq"), "the order's receipt")
+    bid_seq = int(_text(browser, "order-result").rsplit(" ", 1)[1])
+    assert f'"seq": {bid_seq}' in _text(browser, "receipts").replace(":", ": ").replace(":  ", ": ")
+
+    # Back on the GM page the timeline has moved; the GM adds p1's token to view the game as p1.
+    browser.get(f"{base}/console/games/{gid}")
+    _paste_token(browser, gm)
+    wait_for(browser, lambda: f"#{bid_seq} action.submitted by p2" in _top_event(browser), "the bid on the timeline")
+    browser.find_element("id", "extra-token").send_keys(tokens["p1"])
+    browser.find_element("css selector", "#extra-token-form button[type=submit]").click()
+    wait_for(browser, lambda: "Added p1" in _text(browser, "gm-result"), "p1's token added")
+
+    # Replay at the bid: the GM sees the amount, p1 sees it sealed; one step back is the game's start.
+    wait_for(browser, lambda: '"amount": 7' in _text(browser, "replay-event"), "the GM's view of the bid")
+    _select(browser, "replay-as", "p:p1")
+    wait_for(browser, lambda: '"sealed": true' in _text(browser, "replay-event"), "p1's view of the bid, cut")
+    assert '"amount"' not in _text(browser, "replay-event") and _text(browser, "replay-note") == ""
+    _select(browser, "replay-as", "p:p3")
+    wait_for(browser, lambda: "public view" in _text(browser, "replay-note"), "the note on p3's view")
+    browser.find_element("id", "replay-back").click()
+    wait_for(browser, lambda: _text(browser, "replay-at") == str(bid_seq - 1), "one step back")
+    wait_for(browser, lambda: "game.started" in _text(browser, "replay-event"), "the start, replayed")
+
+    # The audit checks out; a tampered export is refused at the seq that was changed.
+    browser.find_element("id", "audit-run").click()
+    wait_for(browser, lambda: _text(browser, "audit-result").startswith("Checks out"), "the audit")
+    export = requests.get(f"{base}/v1/games/{gid}/export", headers={"Authorization": f"Bearer {gm}"},
+                          timeout=10).json()
+    bid = next(e for e in export["events"] if e["seq"] == bid_seq)
+    bid["data"]["action"]["amount"] = 8
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(export))
+    browser.find_element("id", "verify-file").send_keys(str(tampered))
+    browser.find_element("css selector", "#verify-form button[type=submit]").click()
+    wait_for(browser, lambda: "check" in _text(browser, "verify-verdict"), "the verdict")
+    assert "Does not check out" in _text(browser, "verify-verdict"), _text(browser, "verify-verdict")
+    assert f"seq {bid_seq}" in _text(browser, "verify-verdict")
+
+    # The other two bid (through the API); the worker resolves the auction and the page follows; its report.
+    for player in ("p1", "p3"):
+        answer = requests.post(f"{base}/v1/games/{gid}/actions", json={"type": "bid", "amount": 3},
+                               headers={"Authorization": f"Bearer {tokens[player]}"}, timeout=10)
+        assert answer.status_code == 202, answer.text
+    wait_for(browser, lambda: "phase.resolved" in _top_event(browser), "the resolution on the timeline", 30)
+    browser.find_element("css selector", "#report-form button[type=submit]").click()
+    wait_for(browser, lambda: "Bea" in _text(browser, "report-text"), "the report")
+    assert EVIL in _text(browser, "report-text")
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
+    assert errors == []
+
+
+def test_the_game_page_fits_a_phone_and_works_from_the_keyboard(stack: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    base = f"http://127.0.0.1:{stack.port}"
+    created = requests.post(f"{base}/v1/games", json={"type": "extreme-ways", "seed": "phone"}, timeout=10).json()
+    browsers = chromium()
+    driver = next(browsers)
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {  # a phone: 375 px wide, as an iPhone SE
+            "width": 375, "height": 800, "deviceScaleFactor": 2, "mobile": True})
+        driver.get(f"{base}/console/games/{created['game_id']}")
+        wait_for(driver, lambda: _text(driver, "g-status") == "signup", "the game")
+        inner, width = driver.execute_script("return [window.innerWidth, document.documentElement.scrollWidth]")
+        assert inner <= 400 and width <= inner, f"the page scrolls sideways at phone width ({width} px)"
+        driver.find_element("css selector", "body").send_keys(Keys.TAB)
+        assert driver.switch_to.active_element.tag_name in ("a", "input", "button", "select")
+        field = driver.find_element("id", "token-input")
+        field.send_keys("not-a-token" + Keys.ENTER)  # the form submits from the keyboard
+        wait_for(driver, lambda: "401" in _text(driver, "error"), "the refusal of a bad token")
+        assert [e for e in driver.get_log("browser") if "401" not in e["message"] and e["level"] == "SEVERE"] == []
+    finally:
+        browsers.close()
