@@ -8,7 +8,10 @@ from typing import Any, Iterator
 import pytest
 import requests
 
+from cli import simulate
+from runtime.context import Context
 from tests.console.browser import chromium, wait_for
+from tests.forgery import rehashed
 
 EVIL = "<script>alert(1)</script>"
 
@@ -108,7 +111,7 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     browser.find_element("css selector", "#verify-form button[type=submit]").click()
     wait_for(browser, lambda: "check" in _text(browser, "verify-verdict"), "the verdict")
     assert "Does not check out" in _text(browser, "verify-verdict"), _text(browser, "verify-verdict")
-    assert f"seq {bid_seq}" in _text(browser, "verify-verdict")
+    assert f"at seq {bid_seq} (hash_chain)" in _text(browser, "verify-verdict")
 
     # The other two bid (through the API); the worker resolves the auction and the page follows; its report.
     for player in ("p1", "p3"):
@@ -116,11 +119,40 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
                                headers={"Authorization": f"Bearer {tokens[player]}"}, timeout=10)
         assert answer.status_code == 202, answer.text
     wait_for(browser, lambda: "phase.resolved" in _top_event(browser), "the resolution on the timeline", 30)
+
+    # The report, and nothing went wrong in the browser's console along the way.
     browser.find_element("css selector", "#report-form button[type=submit]").click()
     wait_for(browser, lambda: "Bea" in _text(browser, "report-text"), "the report")
     assert EVIL in _text(browser, "report-text")
     errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
     assert errors == []
+
+
+def test_a_finished_game_shows_its_seed_and_a_resealed_forgery_is_caught_where_it_diverges(
+        stack: Any, ctx: Context, browser: Any, tmp_path: Path) -> None:
+    gid = simulate.run(ctx, "extreme-ways", 3, "console-finished", {}, echo=None)["game_id"]
+    base = f"http://127.0.0.1:{stack.port}"
+    browser.get(f"{base}/console/games/{gid}")
+    wait_for(browser, lambda: "matches the commitment" in _text(browser, "g-seed"), "the revealed seed")
+    assert _text(browser, "g-status") == "finished" and "console-finished" in _text(browser, "g-seed")
+
+    # A forger lowers the largest first-round bid and re-seals the chain: every hash holds, the auction does not.
+    forged = requests.get(f"{base}/v1/games/{gid}/export", timeout=10).json()
+    resolved = next(e["seq"] for e in forged["events"] if e["type"] == "phase.resolved")
+    bids = [e for e in forged["events"] if e["type"] == "action.submitted" and e["seq"] < resolved
+            and e["data"]["action"]["type"] == "bid"]
+    top = max(bids, key=lambda e: e["data"]["action"]["amount"])
+    top["data"]["action"]["amount"] = 1
+    index = forged["events"].index(top)
+    forged["head_hash"] = rehashed(forged["events"], index)[-1]["hash"]
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    browser.find_element("id", "verify-file").send_keys(str(tmp_path / "forged.json"))
+    browser.find_element("css selector", "#verify-form button[type=submit]").click()
+    wait_for(browser, lambda: "check" in _text(browser, "verify-verdict"), "the verdict")
+    verdict = _text(browser, "verify-verdict")
+    assert f"first divergence at seq {resolved} (recompute)" in verdict, verdict
+    assert "Recorded" in verdict and '"phase.resolved"' in verdict  # the recorded event beside the difference
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
 def test_the_game_page_fits_a_phone_and_works_from_the_keyboard(stack: Any) -> None:

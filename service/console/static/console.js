@@ -226,7 +226,10 @@ function viewerToken(choice) {
   return otherTokens()[id] || null;
 }
 
+let replayAsked = 0;  // only the latest request's frame is shown: answers may come back out of order
+
 async function showReplay() {
+  const asked = ++replayAsked;
   const at = Number($("replay-seq").value);
   $("replay-at").textContent = String(at);
   const choice = $("replay-as").value || "public";
@@ -234,8 +237,9 @@ async function showReplay() {
   const note = choice.startsWith("p:") && !tok ?
     "The API gives a player's view only to that player's token: this is the public view. Add the player's " +
     "token (GM section) to see exactly what they saw." : "";
-  $("replay-note").textContent = note;
   const frame = await api(`/games/${encodeURIComponent(gameId)}/replay?at=${at}`, { as: tok });
+  if (asked !== replayAsked) return;
+  $("replay-note").textContent = note;
   $("replay-event").textContent = pretty(frame.event);
   $("replay-view").textContent = pretty(frame.view ? frame.view.state : null);
 }
@@ -261,14 +265,15 @@ function verdict(target, result, recorded) {
       `recomputed (seed ${result.outcomes.seed}).`, { class: "ok" }));
     return;
   }
-  const nodes = [el("p", `Diverges at seq ${first.seq} (${first.check}): ${first.problem}`, { class: "bad" })];
+  const nodes = [el("p", `Does not check out: first divergence at seq ${first.seq} (${first.check}): ` +
+    `${first.problem}`, { class: "bad" })];
   if (recorded) {
     const side = el("div", null, { class: "side" });
     const left = el("div"); left.append(el("h3", "Recorded"), el("pre", pretty(recorded)));
     const right = el("div"); right.append(el("h3", "Recomputed"), el("pre", first.problem));
     side.append(left, right);
-    nodes.push(side, el("p", "The API's audit names what differs; it does not return the recomputed event itself.",
-      { class: "note" }));
+    nodes.push(side, el("p", "The audit names what differs from a fresh computation; the API does not return the " +
+      "recomputed event itself.", { class: "note" }));
   }
   target.replaceChildren(...nodes);
 }
@@ -290,15 +295,17 @@ function verifyForm() {
   $("verify-form").addEventListener("submit", guard(async (ev) => {
     ev.preventDefault();
     const file = $("verify-file").files[0];
-    if (!file) return;
-    const result = await api("/replays/verify", { method: "POST", body: await file.text(), raw: true, as: null })
-      .catch((e) => { $("verify-verdict").textContent = `Not checked: ${e.message}`; return null; });
-    if (!result) return;
     const out = $("verify-verdict");
+    if (!file) return;
+    const text = await file.text();
+    let events = [];
+    try { events = JSON.parse(text).events || []; } catch (e) { events = []; }
+    const result = await api("/replays/verify", { method: "POST", body: text, raw: true, as: null })
+      .catch((e) => { out.replaceChildren(el("p", `Not checked: ${e.message}`, { class: "bad" })); return null; });
+    if (!result) return;
     const first = result.divergences && result.divergences[0];
-    out.textContent = result.ok ? `Checks out: ${result.events} events.` :
-      `Does not check out: first divergence at seq ${first.seq} (${first.check}): ${first.problem}`;
-    out.className = result.ok ? "ok" : "bad";
+    const recorded = first && Array.isArray(events) ? events.find((e) => e && e.seq === first.seq) : null;
+    verdict(out, result, recorded || null);
   }));
 }
 
