@@ -154,6 +154,17 @@ def test_a_finished_game_shows_its_seed_and_a_resealed_forgery_is_caught_where_i
     assert "Recorded" in verdict and '"phase.resolved"' in verdict  # the recorded event beside the difference
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
+    # The same forgery written into the store as another game: the page's audit names the seq, the recorded event
+    # beside what differs.
+    for event in forged["events"]:
+        ctx.store.append("g-forged", event)
+    browser.get(f"{base}/console/games/g-forged")
+    wait_for(browser, lambda: _text(browser, "g-status") == "finished", "the forged game")
+    browser.find_element("id", "audit-run").click()
+    wait_for(browser, lambda: "check" in _text(browser, "audit-result"), "the audit")
+    audit = _text(browser, "audit-result")
+    assert f"first divergence at seq {resolved} (recompute)" in audit and '"phase.resolved"' in audit, audit
+
 
 def test_the_game_page_fits_a_phone_and_works_from_the_keyboard(stack: Any) -> None:
     from selenium.webdriver.common.keys import Keys
