@@ -30,6 +30,11 @@ POSTS = (r"^/v1/((game-types/[^/]+/)?games|(game-types/[^/]+/)?games/\{game_id\}
 CONFIG = r"""
 [checks]
 enabled = true
+# Off here only: a token a link carries from createGame/joinGame is valid, but schemathesis may count it as a
+# header it generated and then read the 2xx it gets as "accepts invalid authentication" (a false failure seen
+# in CI).  Auth enforcement is checked by the fuzz test (every operation, no token, a player's, the GM's) and
+# by tests/security/test_authorization.py (every endpoint against every kind of token).
+ignored_auth.enabled = false
 
 [[operations]]
 include-path-regex = '%(posts)s'
