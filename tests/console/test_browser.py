@@ -64,6 +64,14 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     wait_for(browser, lambda: "game.started" in _top_event(browser), "game.started on the timeline")
     assert "left" in _text(browser, "g-countdown") and "p1" in _text(browser, "g-awaiting")
     assert "token" not in browser.current_url and not browser.get_cookies()
+    _select(browser, "gm-action", "gm.pause")
+    browser.find_element("id", "gm-reason").send_keys("Holiday")
+    browser.find_element("css selector", "#gm-form button[type=submit]").click()
+    wait_for(browser, lambda: _text(browser, "g-status") == "paused", "the pause")
+    assert "paused" in _text(browser, "g-deadline") and "gm.pause by gm" in _top_event(browser)
+    _select(browser, "gm-action", "gm.resume")
+    browser.find_element("css selector", "#gm-form button[type=submit]").click()
+    wait_for(browser, lambda: _text(browser, "g-status") == "running", "the resumption")
 
     # Player p2 sends a sealed bid through the order form built from the action schemas.
     browser.get(f"{base}/console/games/{gid}/play")
@@ -76,8 +84,9 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     amount.send_keys("7")
     browser.find_element("css selector", "#order-form button[type=submit]").click()
     wait_for(browser, lambda: _text(browser, "order-result").startswith("Accepted: seq"), "the order's receipt")
-    bid_seq = int(_text(browser, "order-result").rsplit(" ", 1)[1])
-    assert f'"seq": {bid_seq}' in _text(browser, "receipts").replace(":", ": ").replace(":  ", ": ")
+    bid_seq = int(_text(browser, "order-result").split("seq ", 1)[1].split(",")[0])
+    wait_for(browser, lambda: f'"seq":{bid_seq},' in _text(browser, "receipts"), "the bid among the receipts")
+    assert '"amount":7' in _text(browser, "receipts")
 
     # Back on the GM page the timeline has moved; the GM adds p1's token to view the game as p1.
     browser.get(f"{base}/console/games/{gid}")
@@ -87,7 +96,7 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     browser.find_element("css selector", "#extra-token-form button[type=submit]").click()
     wait_for(browser, lambda: "Added p1" in _text(browser, "gm-result"), "p1's token added")
 
-    # Replay at the bid: the GM sees the amount, p1 sees it sealed; one step back is the game's start.
+    # Replay at the bid: the GM sees the amount, p1 sees it sealed; one step back is the GM's resumption.
     wait_for(browser, lambda: '"amount": 7' in _text(browser, "replay-event"), "the GM's view of the bid")
     _select(browser, "replay-as", "p:p1")
     wait_for(browser, lambda: '"sealed": true' in _text(browser, "replay-event"), "p1's view of the bid, cut")
@@ -96,7 +105,7 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     wait_for(browser, lambda: "public view" in _text(browser, "replay-note"), "the note on p3's view")
     browser.find_element("id", "replay-back").click()
     wait_for(browser, lambda: _text(browser, "replay-at") == str(bid_seq - 1), "one step back")
-    wait_for(browser, lambda: "game.started" in _text(browser, "replay-event"), "the start, replayed")
+    wait_for(browser, lambda: '"type": "gm.resume"' in _text(browser, "replay-event"), "the resumption, replayed")
 
     # The audit checks out; a tampered export is refused at the seq that was changed.
     browser.find_element("id", "audit-run").click()

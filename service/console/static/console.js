@@ -394,10 +394,7 @@ function orderSubmit() {
       else body[input.dataset.field] = input.value;
     }
     const answer = await api(`/games/${encodeURIComponent(gameId)}/actions`, { method: "POST", body });
-    const kept = JSON.parse(sessionStorage.getItem(key("receipts")) || "[]");
-    kept.push(answer.receipt || answer);
-    sessionStorage.setItem(key("receipts"), JSON.stringify(kept));
-    $("order-result").textContent = `Accepted: seq ${answer.seq}`;
+    $("order-result").textContent = `Accepted: seq ${answer.seq}, hash ${answer.hash}`;
     showError(null);
     await refresh(false);
   }));
@@ -407,9 +404,18 @@ async function playerPanels() {
   $("view").textContent = pretty(game.state);
   const you = game.state && typeof game.state === "object" ? game.state.you : null;
   $("hints").textContent = you ? pretty(you) : "No hints: paste your player token.";
+  // Receipts: each of this player's orders as the log holds it (what `arbiter verify` checks against an export).
   const list = $("receipts");
-  const kept = JSON.parse(sessionStorage.getItem(key("receipts")) || "[]");
-  list.replaceChildren(...kept.map((r) => el("li", JSON.stringify(r))));
+  const mine = [];
+  if (me.role === "player") {
+    for (let after = 0; after !== null;) {
+      const pageOf = await api(`/games/${encodeURIComponent(gameId)}/events?after=${after}&limit=1000`);
+      mine.push(...pageOf.events.filter((e) => e.actor === me.player_id && e.type === "action.submitted"));
+      after = pageOf.next_after;
+    }
+  }
+  list.replaceChildren(...mine.reverse().map((e) => el("li", JSON.stringify(
+    { game_id: gameId, seq: e.seq, hash: e.hash, prev_hash: e.prev_hash, at: e.at, order: e.data.action }))));
   if (me.role === "player") await orderForm();
 }
 
