@@ -6,9 +6,11 @@ so its errors can name the rule.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from marshmallow import Schema, fields, validate
+from engines.shapes import (
+    BOOLEAN as _B, INTEGER as _I, STRING as _S, array as _list, by as _by, nullable as _maybe, obj as _obj,
+)
 
 # Ruling 1: the elements a team can take (and a player's guild can have).
 ELEMENTS = ("fire", "water", "earth", "air", "lightning", "ice", "light", "darkness")
@@ -95,28 +97,6 @@ class FormSchema(Schema):
 
 # -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
 
-def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
-    if required:
-        out["required"] = sorted(required)
-    if description:
-        out["description"] = description
-    return out
-
-
-def _list(items: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": items}
-
-
-def _by(keys: str, values: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
-
-
-def _maybe(schema: dict[str, Any]) -> dict[str, Any]:
-    return {**schema, "nullable": True}
-
-
-_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 _ELEMENT = {"type": "string", "enum": list(ELEMENTS)}
 _SQUARE = {**_list(_I), "minItems": 2, "maxItems": 2,
            "description": "[x, y]: column from the west, row from the north."}

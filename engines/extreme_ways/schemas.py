@@ -10,6 +10,9 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from engines.extreme_ways.rules import OPTIONS
+from engines.shapes import (
+    BOOLEAN as _B, INTEGER as _I, STRING as _S, array as _list, by, nullable as _null, obj as _obj,
+)
 
 ANNOUNCE = ("none", "winners", "winners_and_amounts")
 EC_RULES = ("later", "earlier")
@@ -143,28 +146,11 @@ class SetGarnetsSchema(Schema):
 
 # -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
 
-def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
-    if required:
-        out["required"] = sorted(required)
-    if description:
-        out["description"] = description
-    return out
-
 
 def _map(values: dict[str, Any], keys: str = "player id") -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
+    return by(keys, values)
 
 
-def _list(items: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": items}
-
-
-def _null(schema: dict[str, Any]) -> dict[str, Any]:
-    return {**schema, "nullable": True}
-
-
-_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 _OPTION = {"type": "string", "enum": list(OPTIONS)}
 _POINT = {**_list(_I), "minItems": 2, "maxItems": 2, "description": "(x, y)"}
 _MOVES = {**_list(_POINT), "minItems": 4, "maxItems": 4, "description": "The four candidate moves."}

@@ -7,6 +7,9 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 
 from engines.golden_strider.race import race_length
 from engines.golden_strider.report import TARNISHED_REPORTS
+from engines.shapes import (
+    BOOLEAN as _B, INTEGER as _I, STRING as _S, array as _list, by, nullable as _null, obj as _obj,
+)
 
 VARIANTS = ("standard", "steeplechase", "tarnished", "robot")
 DRUGS = ("clean", "enduron", "energiza")
@@ -178,28 +181,11 @@ class SubmitRobotSchema(Schema):
 
 # -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
 
-def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
-    if required:
-        out["required"] = sorted(required)
-    if description:
-        out["description"] = description
-    return out
-
 
 def _map(values: dict[str, Any], keys: str = "runner id") -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
+    return by(keys, values)
 
 
-def _list(items: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": items}
-
-
-def _null(schema: dict[str, Any]) -> dict[str, Any]:
-    return {**schema, "nullable": True}
-
-
-_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 _DRUG = {"type": "string", "enum": list(DRUGS)}
 _ORDER = _obj({"type": {"type": "string", "enum": ["play"]}, "runner": _S, "card": _S}, {
     "move": _I, "bank": _I, "deduct": {"type": "string", "enum": ["move", "bank"]}, "cards": _null(_list(_I)),

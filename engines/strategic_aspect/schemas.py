@@ -1,11 +1,14 @@
 """Marshmallow schemas of Strategic Aspect: options and orders (form only; the rules are in rules.py/engine.py)."""
 from __future__ import annotations
 
-from typing import Any
 
 from marshmallow import Schema, fields, validate
 
 from engines.strategic_aspect.rules import MAX_BID, MOVES, SUFFICE_SIGN
+from engines.shapes import (
+    BOOLEAN as _B, INTEGER as _I, STRING as _S, array as _list,
+    by as _by, enum as _enum, nullable as _null, obj as _obj,
+)
 
 MISSED_MOVE = ("one", "random")
 MISSED_SAFETY = ("keep", "destroy")
@@ -63,32 +66,6 @@ class SufficeSchema(Schema):
 
 # -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
 
-def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
-    if required:
-        out["required"] = sorted(required)
-    if description:
-        out["description"] = description
-    return out
-
-
-def _list(items: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": items}
-
-
-def _by(keys: str, values: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
-
-
-def _null(schema: dict[str, Any]) -> dict[str, Any]:
-    return {**schema, "nullable": True}
-
-
-def _enum(*values: str) -> dict[str, Any]:
-    return {"type": "string", "enum": list(values)}
-
-
-_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 STAGES = ("starting", "move", "steal", "buy_vote", "auction", "rebid", "safety", "accept", "vote", "tiebreak",
           "suffice", "over")
 _KIND = _enum("normal", "final", "sudden_death", "suffice")

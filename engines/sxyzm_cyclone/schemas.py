@@ -1,11 +1,13 @@
 """Options, sign-up fields and the one order (a whole turn) as marshmallow 4 schemas."""
 from __future__ import annotations
 
-from typing import Any
 
 from marshmallow import Schema, fields, validate
 
 from engines.sxyzm_cyclone.board import COLOURS, CUBES_PER_PLAYER, MAX_PATH_LENGTH
+from engines.shapes import (
+    BOOLEAN as _B, INTEGER as _I, STRING as _S, array as _list, by as _by, obj as _obj,
+)
 
 SIDE_CHOICES = ("auto", "two-colour", "four-colour")
 MISSED_TURN_CHOICES = ("pass", "random")
@@ -75,24 +77,6 @@ class TurnSchema(Schema):
 
 # -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
 
-def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
-    if required:
-        out["required"] = sorted(required)
-    if description:
-        out["description"] = description
-    return out
-
-
-def _list(items: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": items}
-
-
-def _by(keys: str, values: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": values, "description": f"By {keys}."}
-
-
-_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 _COLOUR = {"type": "string", "enum": list(COLOURS)}
 _CUBE = {"type": "string", "enum": list(CUBE_NAMES)}
 _MOVE = _obj({"cube": _CUBE, "toward": _COLOUR})
