@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -80,6 +81,10 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
                                         browser.find_elements("css selector", "#order-type option")], "the bid order")
     _select(browser, "order-type", "bid")
     amount = wait_for(browser, lambda: browser.find_element("id", "order-amount"), "the amount field")
+    amount.clear()
+    amount.send_keys("12")
+    time.sleep(4.5)  # one polling round: the page refreshes the game without wiping an order being typed
+    assert browser.find_element("id", "order-amount").get_attribute("value") == "12"
     amount.clear()
     amount.send_keys("7")
     browser.find_element("css selector", "#order-form button[type=submit]").click()

@@ -67,6 +67,7 @@ function roleText() {
 // -- the game summary, board and countdown -------------------------------------------------------------------
 let deadline = null;
 let boardUrl = null;
+let boardDrawn = null;  // the seq and token the board was drawn for: polling redraws it only when either changes
 
 async function loadGame() {
   if (!gameId) return;
@@ -86,7 +87,8 @@ async function loadGame() {
     `${p.name} (${p.id}${p.ejected ? ", ejected" : ""}${p.left ? ", left" : ""})`).join(", ") || "none yet";
   if ($("g-commitment")) $("g-commitment").textContent = game.seed_commitment || "";
   if ($("g-seed")) await showSeed();
-  if (game.state) await loadBoard();
+  const drawn = `${game.seq}:${token() || ""}`;
+  if (game.state && drawn !== boardDrawn) { await loadBoard(); boardDrawn = drawn; }
 }
 
 function nameOf(id) {
@@ -327,6 +329,7 @@ function reportForm() {
 
 // -- the player's page ----------------------------------------------------------------------------------------
 let types = null;
+let formPhase = null;
 let documentSchemas = null;
 
 async function orderForm() {
@@ -416,7 +419,9 @@ async function playerPanels() {
   }
   list.replaceChildren(...mine.reverse().map((e) => el("li", JSON.stringify(
     { game_id: gameId, seq: e.seq, hash: e.hash, prev_hash: e.prev_hash, at: e.at, order: e.data.action }))));
-  if (me.role === "player") await orderForm();
+  // The form is rebuilt only when the phase or the token changes, so polling never wipes an order being typed.
+  const phaseKey = `${game.phase ? game.phase.number : "-"}:${token() || ""}`;
+  if (me.role === "player" && phaseKey !== formPhase) { await orderForm(); formPhase = phaseKey; }
 }
 
 // -- start -----------------------------------------------------------------------------------------------------
