@@ -68,6 +68,8 @@ def main(out: Path) -> int:
                                     timeout=10).json()["token"] for name in ("Ann", "Bea", "Cy")]
             requests.post(f"{base}/v1/games/{created['game_id']}/start", timeout=10,
                           headers={"Authorization": f"Bearer {created['gm_token']}"})
+            requests.post(f"{base}/v1/games/{created['game_id']}/actions", json={"type": "bid", "amount": 5},
+                          headers={"Authorization": f"Bearer {tokens[0]}"}, timeout=10)
             driver.get(f"{base}/console/games/{created['game_id']}/play")
             driver.find_element("id", "token-input").send_keys(tokens[0])
             driver.find_element("css selector", "#token-form button[type=submit]").click()
