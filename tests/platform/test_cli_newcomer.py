@@ -34,7 +34,8 @@ def _up(data: Path, log: Path) -> tuple[subprocess.Popen, int, int]:
     return process, port, redis_port
 
 
-def _stop(process: subprocess.Popen, redis_port: int) -> None:
+def stop_up(process: subprocess.Popen, redis_port: int) -> None:
+    """Stop an ``arbiter up`` started in its own session, and its Redis, whatever state they are in."""
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGINT)
         try:
@@ -74,7 +75,7 @@ def test_a_second_arbiter_up_on_the_same_folder_refuses_at_once(tmp_path: Path) 
             assert sock.connect_ex(("127.0.0.1", second_redis)) != 0
         assert first.poll() is None  # and the first runs on
     finally:
-        _stop(first, redis_port)
+        stop_up(first, redis_port)
 
 
 def test_arbiter_up_refuses_a_folder_written_by_a_newer_redis(tmp_path: Path) -> None:
@@ -87,7 +88,7 @@ def test_arbiter_up_refuses_a_folder_written_by_a_newer_redis(tmp_path: Path) ->
         said = (tmp_path / "up.log").read_text()
         assert "was written by Redis 99.0.0" in said and "cannot read newer data" in said, said
     finally:
-        _stop(process, redis_port)
+        stop_up(process, redis_port)
 
 
 def test_the_version_record_only_goes_up(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -15,10 +14,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-import redis
 import requests
 
 from cli.embedded_redis import free_port
+from tests.platform.test_cli_newcomer import stop_up
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -55,17 +54,7 @@ def arbiter_up(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:
             time.sleep(0.2)
         yield api, process
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGINT)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        try:
-            redis.Redis(host="127.0.0.1", port=redis_port, socket_timeout=2).shutdown(nosave=True)
-        except redis.RedisError:
-            pass
+        stop_up(process, redis_port)
 
 
 def test_the_readme_play_block_runs_as_pasted_to_a_resolved_phase(arbiter_up) -> None:
