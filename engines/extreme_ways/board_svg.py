@@ -19,7 +19,8 @@ def render(view: dict[str, Any]) -> str:
     table_h = 22 * (len(players) + 2)
     width = max(PAD * 2 + side, 420)
     height = PAD * 2 + table_h + (side if positions else 0)
-    stage = f'Round {view.get("round")} of {view.get("rounds_total")}, {view.get("stage")}'
+    stage = (f'Round {view.get("round")} of {view.get("rounds_total")}, {view.get("stage")}'
+             if view.get("round") is not None else f'{view.get("stage")} after {view.get("rounds_total")} rounds')
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
            f'height="{height}" role="img" aria-label="Extreme Ways, {escape(stage)}">',
            f'<rect width="{width}" height="{height}" fill="#fff"/>',
@@ -38,7 +39,8 @@ def render(view: dict[str, Any]) -> str:
         cx, cy = PAD + side // 2, top + side // 2
         out.append(f'<rect x="{PAD}" y="{top}" width="{side}" height="{side}" fill="#f7f7f2" stroke="#bbb"/>'
                    f'<line x1="{PAD}" y1="{cy}" x2="{PAD + side}" y2="{cy}" stroke="#999"/>'
-                   f'<line x1="{cx}" y1="{top}" x2="{cx}" y2="{top + side}" stroke="#999"/>')
+                   f'<line x1="{cx}" y1="{top}" x2="{cx}" y2="{top + side}" stroke="#999"/>'
+                   f'<text x="{cx + 4}" y="{cy + 14}" font-family="sans-serif" font-size="10">(0, 0)</text>')
         order = [p.get("id") for p in players]
         for pid, (x, y) in positions.items():
             number = order.index(pid) + 1 if pid in order else "?"

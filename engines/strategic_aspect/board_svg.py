@@ -37,7 +37,8 @@ def render(view: dict[str, Any]) -> str:
             out.append(f'<g class="cyclist" data-player="{escape(str(rider.get("id")))}"><circle cx="{x}" '
                        f'cy="{top + 18 * lane + 9}" r="7" fill="#2c7fb8"/><text x="{x}" y="{top + 18 * lane + 12}" '
                        f'text-anchor="middle" font-size="9" font-family="sans-serif" fill="#fff">{lane + 1}</text></g>')
-        label = (f'{lane + 1}. {rider.get("name")}: space {position}, steps {rider.get("shown", rider.get("steps"))}'
+        where = f"space {position}" if position is not None else "off the board"
+        label = (f'{lane + 1}. {rider.get("name")}: {where}, steps {rider.get("shown", rider.get("steps"))}'
                  f', {rider.get("status")}' + (", holds the vote" if rider.get("vote_holder") else ""))
         out.append(f'<text x="{PAD}" y="{top + 18 * lanes + 36 + 20 * lane}" font-family="sans-serif" '
                    f'font-size="12">{escape(label)}</text>')

@@ -35,6 +35,7 @@ def test_every_state_of_a_bot_game_draws_as_svg_with_names_escaped(game: str) ->
         assert root.tag == f"{SVG}svg"
         assert "<script" not in svg
         assert not list(root.iter(f"{SVG}script"))
+        assert "None" not in _texts(svg) and "undefined" not in _texts(svg)  # Python's None never reaches a label
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in _render(game, engine.view(played.final, "p2"))
 
 
