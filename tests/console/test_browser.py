@@ -69,7 +69,8 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     browser.find_element("id", "gm-reason").send_keys("Holiday")
     browser.find_element("css selector", "#gm-form button[type=submit]").click()
     wait_for(browser, lambda: _text(browser, "g-status") == "paused", "the pause")
-    assert "paused" in _text(browser, "g-deadline") and "gm.pause by gm" in _top_event(browser)
+    wait_for(browser, lambda: "gm.pause by gm" in _top_event(browser), "the pause on the timeline")
+    assert "paused" in _text(browser, "g-deadline")
     _select(browser, "gm-action", "gm.resume")
     browser.find_element("css selector", "#gm-form button[type=submit]").click()
     wait_for(browser, lambda: _text(browser, "g-status") == "running", "the resumption")
@@ -108,6 +109,8 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     assert '"amount"' not in _text(browser, "replay-event") and _text(browser, "replay-note") == ""
     _select(browser, "replay-as", "p:p3")
     wait_for(browser, lambda: "public view" in _text(browser, "replay-note"), "the note on p3's view")
+    wait_for(browser, lambda: '"amount": 7' in _text(browser, "replay-gm"), "the GM's frame beside the public one")
+    assert '"sealed": true' in _text(browser, "replay-event")
     browser.find_element("id", "replay-back").click()
     wait_for(browser, lambda: _text(browser, "replay-at") == str(bid_seq - 1), "one step back")
     wait_for(browser, lambda: '"type": "gm.resume"' in _text(browser, "replay-event"), "the resumption, replayed")

@@ -237,10 +237,16 @@ async function showReplay() {
   const choice = $("replay-as").value || "public";
   const tok = viewerToken(choice);
   const note = choice.startsWith("p:") && !tok ?
-    "The API gives a player's view only to that player's token: this is the public view. Add the player's " +
-    "token (GM section) to see exactly what they saw." : "";
+    "The API gives a player's view only to that player's token: this is the public view (and, for the GM, what " +
+    "the GM saw). Add the player's token (GM section) to see exactly what they saw." : "";
   const frame = await api(`/games/${encodeURIComponent(gameId)}/replay?at=${at}`, { as: tok });
+  // A player's view the API will not give the GM: beside the public view, what the GM saw (a superset of it).
+  const withGm = Boolean(note) && me.role === "gm";
+  const gmFrame = withGm ? await api(`/games/${encodeURIComponent(gameId)}/replay?at=${at}`) : null;
   if (asked !== replayAsked) return;
+  $("replay-gm-box").hidden = !withGm;
+  $("replay-gm").textContent = gmFrame ? pretty({ event: gmFrame.event, state: gmFrame.view && gmFrame.view.state })
+    : "";
   $("replay-note").textContent = note;
   $("replay-event").textContent = pretty(frame.event);
   $("replay-view").textContent = pretty(frame.view ? frame.view.state : null);
