@@ -171,9 +171,9 @@ class Stack:
             if process in self.processes:
                 self.processes.remove(process)
 
-    def worker(self, name: str, worker_class: str = "simple") -> subprocess.Popen:
+    def worker(self, name: str, worker_class: str = "simple", queues: str = "resolutions") -> subprocess.Popen:
         process = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "worker", "--class", worker_class, "--name", name],
+            [sys.executable, "-m", "cli.main", "worker", "--class", worker_class, "--name", name, "--queues", queues],
             env=child_env(self.settings), cwd=ROOT, stdout=open(self.workdir / f"{name}.log", "ab"),
             stderr=subprocess.STDOUT, start_new_session=True)
         self.processes.append(process)

@@ -360,7 +360,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     try:
         api = stack.api("service.wsgi:app", name="api-fanout")
         stream, url = _stream_process(stack)
-        stack.worker("worker-fanout")
+        stack.worker("worker-fanout", queues="resolutions,webhooks")
         _fanout(stack, api, url, quick, result)
         result["summary"] = _summary(result)
         _idle_memory(stack, stream, url, quick, result)

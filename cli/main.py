@@ -54,6 +54,10 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
                         help="simple: jobs run in the worker's process (faster); fork: a child per job "
                              "(default: %(default)s)")
     worker.add_argument("--name", default=None, help="the worker's name in RQ (default: a random one)")
+    worker.add_argument("--queues", default="resolutions",
+                        help="comma-separated, in priority order: resolutions (phases at their deadlines), "
+                             "webhooks (deliveries); run one worker for each so a hanging webhook receiver never "
+                             "holds up a deadline (default: %(default)s)")
 
     stream = sub.add_parser("stream", help="serve live event streams (SSE and NDJSON) from an asyncio process")
     stream.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
@@ -142,12 +146,15 @@ def cmd_up(args: argparse.Namespace) -> int:
         subprocess.Popen([sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS, "--bind", f"{args.host}:{args.port}",
                           "service.wsgi:app"], env=env),
         subprocess.Popen([sys.executable, "-m", "cli.main", "worker"], env=env),
+        subprocess.Popen([sys.executable, "-m", "cli.main", "worker", "--queues", "webhooks", "--no-sweeper"],
+                         env=env),
         subprocess.Popen([sys.executable, "-m", "cli.main", "stream", "--host", args.host,
                           "--port", str(args.stream_port)], env=env),
     ]
     print(f"Arbiter API listening on http://{args.host}:{args.port}/v1 (OpenAPI at /v1/openapi.json); "
           f"live streams on http://{args.host}:{args.stream_port}/v1/games/{{id}}/stream; "
-          "worker with scheduler and sweeper running. Ctrl-C stops everything.", flush=True)
+          "a worker with scheduler and sweeper, and one for webhook deliveries, running. Ctrl-C stops everything.",
+          flush=True)
     stopping = False
 
     def stop(*_: Any) -> None:
@@ -204,8 +211,14 @@ def cmd_api(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from workers import runner
 
+    queues = tuple(q.strip() for q in args.queues.split(",") if q.strip())
+    unknown = sorted(set(queues) - {"resolutions", "webhooks"})
+    if unknown or not queues:
+        print(f"arbiter worker: --queues takes resolutions and/or webhooks, not {', '.join(unknown) or 'nothing'}",
+              file=sys.stderr)
+        return 2
     runner.run(_context(), burst=args.burst, with_scheduler=not args.no_scheduler,
-               with_sweeper=not args.no_sweeper, worker_class=args.worker_class, name=args.name)
+               with_sweeper=not args.no_sweeper, worker_class=args.worker_class, name=args.name, queues=queues)
     return 0
 
 

@@ -87,6 +87,17 @@ class Context:
     def queue(self) -> Queue:
         return Queue(self.settings.queue_name, connection=self.queue_redis, serializer=JSONSerializer)
 
+    @cached_property
+    def webhook_queue(self) -> Queue:
+        """Webhook deliveries: a queue of their own, drained by a worker of their own (``arbiter worker
+        --queues webhooks``), so a receiver that hangs never holds up a deadline."""
+        return Queue(webhook_queue_name(self.settings.queue_name), connection=self.queue_redis,
+                     serializer=JSONSerializer)
+
+
+def webhook_queue_name(queue_name: str) -> str:
+    return f"{queue_name}-webhooks"
+
 
 _current: Context | None = None
 

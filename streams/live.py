@@ -84,7 +84,7 @@ def add_webhook(context: Context, game_id: str, header: str | None, client: str,
     except hooks.Refused as exc:
         raise invalid(str(exc), {"url": [str(exc)]}) from exc
     if after < record["seq"]:
-        hooks.kick(context.redis, context.queue, game_id, hook["id"], record["seq"])
+        hooks.kick(context.redis, context.webhook_queue, game_id, hook["id"], record["seq"])
     shown = hooks.public(hook, hooks.state(context.redis, game_id, hook["id"]))
     return 201, {**shown, "secret": hook["secret"]}
 

@@ -66,5 +66,5 @@ class Kicker:
         for game_id in games:
             head = seq if seq is not None else self.context.store.head(game_id)[0]
             for hook_id in self.context.redis.hkeys(keys.webhooks(game_id)):
-                count += hooks.kick(self.context.redis, self.context.queue, game_id, hook_id.decode(), head)
+                count += hooks.kick(self.context.redis, self.context.webhook_queue, game_id, hook_id.decode(), head)
         return count

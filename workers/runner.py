@@ -16,7 +16,7 @@ from rq import Queue, SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from engines import registry
-from runtime.context import Context
+from runtime.context import Context, webhook_queue_name
 from workers import sweeper
 
 WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
@@ -59,7 +59,10 @@ def run(
     with_sweeper: bool = True,
     worker_class: str = "simple",
     name: str | None = None,
+    queues: tuple[str, ...] = ("resolutions",),
 ) -> bool:
+    """``queues``: "resolutions" (phases at their deadlines), "webhooks" (deliveries), or both, in that order of
+    priority.  A deployment runs one worker for each, so a webhook receiver that hangs never holds up a deadline."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # A forking worker copies this process while the sweeper thread may hold a lock, and a
     # work horse born with a lock held waits for it until the job times out.  So the engines
@@ -70,8 +73,9 @@ def run(
     stop = sweeper.start_thread(Context(ctx.settings)) if with_sweeper and not burst else None
     # RQ gets a connection of its own: it raises that one's socket timeout to minutes for its blocking pops.
     connection = ctx.rq_connection()
-    queue = Queue(ctx.settings.queue_name, connection=connection, serializer=JSONSerializer)
-    worker = WORKER_CLASSES[worker_class]([queue], connection=connection, serializer=JSONSerializer, name=name)
+    names = {"resolutions": ctx.settings.queue_name, "webhooks": webhook_queue_name(ctx.settings.queue_name)}
+    listened = [Queue(names[kind], connection=connection, serializer=JSONSerializer) for kind in queues]
+    worker = WORKER_CLASSES[worker_class](listened, connection=connection, serializer=JSONSerializer, name=name)
     try:
         return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
     finally:

@@ -99,7 +99,7 @@ def _drain(context: Context, game_id: str, hook: dict[str, Any], delivered: int,
         pipe.hset(state_key, mapping={"attempts": attempts, "status": "retrying", "last_error": error,
                                       "next_attempt_at": math.ceil(time.time() + wait)})  # never early
         pipe.execute()
-        context.queue.enqueue_in(timedelta(seconds=wait), hooks.JOB, game_id, hook["id"], True,
+        context.webhook_queue.enqueue_in(timedelta(seconds=wait), hooks.JOB, game_id, hook["id"], True,
                                  job_id=f"hook-{game_id}-{hook['id']}-retry-{event['seq']}-{attempts}",
                                  result_ttl=60, failure_ttl=24 * 3600, job_timeout=600,
                                  description=f"webhook {hook['id']} of {game_id}: attempt {attempts + 1}")

@@ -54,9 +54,9 @@ class Stack:
                 time.sleep(0.1)
         raise RuntimeError("the API did not come up; see api.log")
 
-    def start_worker(self, name: str, **env: str) -> subprocess.Popen:
+    def start_worker(self, name: str, queues: str = "resolutions", **env: str) -> subprocess.Popen:
         process = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "worker", "--name", name],
+            [sys.executable, "-m", "cli.main", "worker", "--name", name, "--queues", queues],
             env=stack_env(self.settings, **env), stdout=open(self.logs / f"{name}.log", "ab"),
             stderr=subprocess.STDOUT, start_new_session=True)
         self.workers.append(process)

@@ -36,7 +36,8 @@ def _stream_process(stack: Stack, logs: Path) -> str:
 
 def test_a_player_follows_and_a_webhook_hears_a_game_on_the_real_stack(stack: Stack, tmp_path: Path) -> None:
     live = _stream_process(stack, tmp_path)
-    stack.start_worker("live-worker", ARBITER_WEBHOOKS_ALLOW_PRIVATE="1")
+    stack.start_worker("live-worker")
+    stack.start_worker("live-hooks", queues="webhooks", ARBITER_WEBHOOKS_ALLOW_PRIVATE="1")  # as arbiter up runs them
     status, created = stack.call("POST", "/games", {"type": "extreme-ways"})
     assert status == 201, created
     game, gm = created["game_id"], created["gm_token"]

@@ -37,6 +37,7 @@ class Api:
 
 
 def run_queued_jobs(ctx: Context) -> None:
-    """Run every job queued now (not the scheduled ones) with a real RQ worker, in burst mode."""
-    worker = SimpleWorker([ctx.queue], connection=ctx.queue_redis, serializer=JSONSerializer)
+    """Run every job queued now (not the scheduled ones) with a real RQ worker, in burst mode: resolutions, then
+    webhook deliveries."""
+    worker = SimpleWorker([ctx.queue, ctx.webhook_queue], connection=ctx.queue_redis, serializer=JSONSerializer)
     worker.work(burst=True, with_scheduler=False, logging_level="WARNING")

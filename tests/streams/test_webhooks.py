@@ -109,7 +109,7 @@ def test_a_delivery_whose_signature_does_not_verify_is_refused_and_retried(
     status, shown = kicking_streams.call("GET", game.path(f"/webhooks/{hook['id']}"), token=game.gm)
     assert shown["status"] == "retrying" and shown["attempts"] == 1 and shown["last_error"] == "answered 401"
     assert shown["delivered"] < _events(api, game, None)[-1]["seq"] and receiver.accepted == []
-    scheduled = ScheduledJobRegistry(queue=ctx.queue).get_job_ids()
+    scheduled = ScheduledJobRegistry(queue=ctx.webhook_queue).get_job_ids()
     assert any(job.startswith(f"hook-{game.id}-{hook['id']}-retry-") for job in scheduled)
 
 
