@@ -23,7 +23,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return bench_main(argv[1:])
     args = build_parser(argv).parse_args(argv)
-    return COMMANDS[args.command](args)
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:  # Ctrl-C, even while a process of `arbiter up` is still starting: no traceback
+        return 130
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:

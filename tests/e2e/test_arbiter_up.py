@@ -17,10 +17,10 @@ from cli.embedded_redis import free_port
 
 def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARBITER_QUEUE_URL")}
-    port, redis_port = free_port(), free_port()
+    port, redis_port, stream_port = free_port(), free_port(), free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "cli.main", "up", "--port", str(port), "--redis-port", str(redis_port),
-         "--data", str(tmp_path / "data")],
+         "--stream-port", str(stream_port), "--data", str(tmp_path / "data")],
         env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
