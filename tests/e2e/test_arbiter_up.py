@@ -11,6 +11,7 @@ from pathlib import Path
 
 import redis
 import requests
+from rq import Worker
 
 from cli.embedded_redis import free_port
 
@@ -34,6 +35,14 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
             assert process.poll() is None, process.stdout.read()
             assert time.monotonic() < deadline, "the API did not come up"
             time.sleep(0.2)
+        # The whole stack, not just the API: both workers registered with RQ (resolutions and webhooks) and their
+        # schedulers started, so the Ctrl-C below stops a running stack rather than processes still starting.
+        queue_redis = redis.Redis(host="127.0.0.1", port=redis_port, db=0, socket_timeout=2)
+        while len(Worker.all(connection=queue_redis)) < 2 or len(queue_redis.keys("rq:scheduler-lock:*")) < 2:
+            assert process.poll() is None, process.stdout.read()
+            assert time.monotonic() < deadline, "the workers did not come up"
+            time.sleep(0.2)
+        time.sleep(0.5)
         created = requests.post(f"http://127.0.0.1:{port}/v1/games", json={"type": "extreme-ways"}, timeout=10)
         assert created.status_code == 201
         assert (tmp_path / "data" / "redis" / "appendonlydir").is_dir()  # AOF is on
