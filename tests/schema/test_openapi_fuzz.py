@@ -21,6 +21,7 @@ from runtime.config import Settings
 from runtime.context import Context, use
 from service.openapi import document
 from tests.faults import figures
+from tests.schema.statuses import rule_statuses
 from tests.platform.conftest import new_game
 from tests.platform.helpers import Api
 
@@ -75,16 +76,7 @@ max-examples = {EXAMPLES}
 [[operations]]
 include-path-regex = '^/v1/game-types/.+'
 generation.max-examples = {TYPED_EXAMPLES}
-""" + r"""
-[[operations]]
-include-path-regex = '%(posts)s'
-include-method = "POST"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-[[operations]]
-include-path = "/v1/games/{game_id}/replay"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
-""" % {"posts": POSTS}
+""" + rule_statuses(POSTS)
 
 # The document is built from the schemas alone (no Redis needed), exactly as served.
 schema = schemathesis.openapi.from_dict(document(), config=SchemathesisConfig.from_str(CONFIG))

@@ -20,6 +20,7 @@ from runtime.config import Settings
 from runtime.context import Context, use
 from service.app import create_app
 from tests.faults import figures
+from tests.schema.statuses import rule_statuses
 
 SCENARIOS = 150 if "--soak" in sys.argv else 40
 
@@ -35,16 +36,7 @@ enabled = true
 # in CI).  Auth enforcement is checked by the fuzz test (every operation, no token, a player's, the GM's) and
 # by tests/security/test_authorization.py (every endpoint against every kind of token).
 ignored_auth.enabled = false
-
-[[operations]]
-include-path-regex = '%(posts)s'
-include-method = "POST"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-[[operations]]
-include-path = "/v1/games/{game_id}/replay"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
-""" % {"posts": POSTS}
+""" + rule_statuses(POSTS)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,18 @@
+"""The statuses a schema-valid request may get from the rules of the game, which no JSON Schema can say (409 not
+now, 422 a rule broken), and replay's 422 for an ``at`` beyond the log: one schemathesis config block for the fuzz
+and the stateful tests."""
+from __future__ import annotations
+
+
+def rule_statuses(posts: str) -> str:
+    """``[[operations]]`` blocks for the POSTs matching the regex ``posts`` and for replay."""
+    return r"""
+[[operations]]
+include-path-regex = '%s'
+include-method = "POST"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+
+[[operations]]
+include-path = "/v1/games/{game_id}/replay"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
+""" % posts
