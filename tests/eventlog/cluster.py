@@ -40,22 +40,26 @@ def redis_cli() -> str | None:
     return shutil.which("redis-cli")
 
 
-def start(directory: Path, timeout: float = 20.0) -> LocalCluster:
-    """Start the nodes, join them with ``redis-cli --cluster create``, wait for cluster_state:ok."""
+def start(directory: Path, timeout: float = 20.0, primaries: int = PRIMARIES, replicas: int = 0,
+          full_coverage: bool = True, node_timeout_ms: int | None = None) -> LocalCluster:
+    """Start the nodes, join them with ``redis-cli --cluster create``, wait for cluster_state:ok.  The outage
+    tests ask for replicas, partial coverage and a short node timeout, so that a failover happens in seconds."""
     server = embedded_redis.find_binary()
     cli = redis_cli()
     if cli is None:
         raise RuntimeError("redis-cli is not on PATH")
     # Each node also needs a bus port; set it explicitly (port + 10000 may be past 65535).
-    ports = [embedded_redis.free_port() for _ in range(PRIMARIES)]
+    ports = [embedded_redis.free_port() for _ in range(primaries * (1 + replicas))]
     cluster = LocalCluster(ports)
+    tuning = ["--cluster-require-full-coverage", "yes" if full_coverage else "no"] + (
+        ["--cluster-node-timeout", str(node_timeout_ms)] if node_timeout_ms else [])
     try:
         for index, port in enumerate(ports):
             node_dir = (directory / f"node{index}").resolve()
             node_dir.mkdir(parents=True, exist_ok=True)
             args = [server, "--port", str(port), "--cluster-port", str(embedded_redis.free_port()),
                     "--bind", "127.0.0.1", "--dir", str(node_dir), "--cluster-enabled", "yes",
-                    "--cluster-config-file", "nodes.conf", "--save", "", "--appendonly", "no",
+                    "--cluster-config-file", "nodes.conf", *tuning, "--save", "", "--appendonly", "no",
                     "--daemonize", "no", "--logfile", str(node_dir / "redis.log")]
             cluster.processes.append(subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         limit = time.monotonic() + timeout
@@ -63,7 +67,7 @@ def start(directory: Path, timeout: float = 20.0) -> LocalCluster:
         for node, port, process in zip(nodes, ports, cluster.processes):
             _wait(node.ping, limit, f"node {port} did not start", process)
         subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports),
-                        "--cluster-replicas", "0", "--cluster-yes"],
+                        "--cluster-replicas", str(replicas), "--cluster-yes"],
                        check=True, capture_output=True, timeout=timeout)
         for node, port in zip(nodes, ports):
             _wait(lambda node=node: node.cluster("info")["cluster_state"] == "ok", limit,

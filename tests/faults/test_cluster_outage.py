@@ -25,6 +25,7 @@ from eventlog import deadlines, keys
 from runtime.config import Settings
 from runtime.context import Context, use
 from service.app import create_app
+from tests.eventlog import cluster
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api
 from workers import sweeper
@@ -33,25 +34,8 @@ pytestmark = pytest.mark.skipif(shutil.which("redis-cli") is None, reason="redis
 
 
 def _start(directory: Path, primaries: int, replicas: int, full_coverage: bool) -> list[tuple[int, subprocess.Popen]]:
-    nodes = []
-    for index in range(primaries * (1 + replicas)):
-        port, node_dir = embedded_redis.free_port(), (directory / f"node{index}").resolve()
-        node_dir.mkdir(parents=True)
-        process = subprocess.Popen(
-            [embedded_redis.find_binary(), "--port", str(port), "--cluster-port", str(embedded_redis.free_port()),
-             "--bind", "127.0.0.1", "--dir", str(node_dir), "--cluster-enabled", "yes", "--cluster-config-file",
-             "nodes.conf", "--cluster-node-timeout", "1000", "--cluster-require-full-coverage",
-             "yes" if full_coverage else "no", "--save", "", "--appendonly", "no", "--daemonize", "no",
-             "--logfile", str(node_dir / "redis.log")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        nodes.append((port, process))
-    for port, _ in nodes:
-        _until(lambda port=port: redis.Redis(port=port).ping(), 15, f"node {port} did not start")
-    subprocess.run([shutil.which("redis-cli"), "--cluster", "create", *(f"127.0.0.1:{p}" for p, _ in nodes),
-                    "--cluster-replicas", str(replicas), "--cluster-yes"], check=True, capture_output=True, timeout=60)
-    for port, _ in nodes:
-        _until(lambda port=port: redis.Redis(port=port).cluster("info")["cluster_state"] == "ok", 30,
-               f"node {port} never saw the cluster ok")
-    return nodes
+    started = cluster.start(directory, 60, primaries, replicas, full_coverage, node_timeout_ms=1000)
+    return list(zip(started.ports, started.processes))
 
 
 def _until(check, timeout: float, message: str) -> None:

@@ -20,7 +20,7 @@ class Api:
         all_headers = dict(headers or {})
         if token:
             all_headers["Authorization"] = f"Bearer {token}"
-        kwargs: dict[str, Any] = {"headers": all_headers}
+        kwargs: dict[str, Any] = {"headers": all_headers, **self.environ(token)}
         if raw is not None:
             kwargs["data"] = raw
             kwargs["content_type"] = "application/json"
@@ -28,6 +28,10 @@ class Api:
             kwargs["json"] = body
         response = self.client.open(f"/v1{path}", method=method, **kwargs)
         return response.status_code, response.get_json(silent=True)
+
+    def environ(self, token: str | None) -> dict[str, Any]:
+        """Extra request arguments for a call with ``token`` (a subclass may give each token its own address)."""
+        return {}
 
     def get(self, path: str, token: str | None = None) -> tuple[int, Any]:
         return self.call("GET", path, token=token)

@@ -23,19 +23,8 @@ def address_of(token: str | None) -> str:
 
 @dataclass
 class AddressedApi(Api):
-    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
-             headers: dict[str, str] | None = None, raw: bytes | None = None) -> tuple[int, Any]:
-        all_headers = dict(headers or {})
-        if token:
-            all_headers["Authorization"] = f"Bearer {token}"
-        kwargs: dict[str, Any] = {"headers": all_headers, "environ_base": {"REMOTE_ADDR": address_of(token)}}
-        if raw is not None:
-            kwargs["data"] = raw
-            kwargs["content_type"] = "application/json"
-        elif body is not None:
-            kwargs["json"] = body
-        response = self.client.open(f"/v1{path}", method=method, **kwargs)
-        return response.status_code, response.get_json(silent=True)
+    def environ(self, token: str | None) -> dict[str, Any]:
+        return {"environ_base": {"REMOTE_ADDR": address_of(token)}}
 
 
 @pytest.fixture()
