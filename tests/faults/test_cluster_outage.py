@@ -20,7 +20,6 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from cli import embedded_redis
 from eventlog import deadlines, keys
 from runtime.config import Settings
 from runtime.context import Context, use
