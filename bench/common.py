@@ -66,12 +66,11 @@ def child_env(settings: Settings, **extra: str) -> dict[str, str]:
     return env
 
 
-def stop_group(process: subprocess.Popen, timeout: float = 15) -> None:
-    """Stop a process we started and every child it made (gunicorn workers, RQ's scheduler)."""
-    if process.poll() is not None:
-        return
+def stop_group(process: subprocess.Popen, timeout: float = 15, sig: int = signal.SIGTERM) -> None:
+    """Stop a process we started and every child it made (gunicorn workers, RQ's scheduler): ``sig`` to the
+    group, and SIGKILL to whatever ignores it for ``timeout`` seconds (a worker stuck in a job)."""
     try:
-        os.killpg(process.pid, signal.SIGTERM)
+        os.killpg(process.pid, sig)
     except ProcessLookupError:
         return
     try:

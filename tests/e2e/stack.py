@@ -14,6 +14,7 @@ from typing import Any
 import requests
 
 from runtime.config import Settings
+from bench.common import stop_group
 from cli.embedded_redis import free_port
 
 
@@ -63,20 +64,8 @@ class Stack:
         return process
 
     def kill(self, process: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
-        """Kill a process and everything it started (RQ's scheduler runs as a child); a
-        process that ignores a polite signal for 20 s (a worker stuck in a job) gets SIGKILL."""
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            pass
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            process.wait(timeout=20)
+        """Kill a process and everything it started (RQ's scheduler runs as a child)."""
+        stop_group(process, 20, sig)
 
     def stop(self) -> None:
         for process in [*self.workers, *([self.api] if self.api else [])]:
