@@ -549,3 +549,9 @@ def typed_join(game_type: str, game_id: str) -> Any:
 def typed_act(game_type: str, game_id: str) -> Any:
     _of_type(game_type, game_id)
     return act(game_id)
+
+
+@v1.get("/game-types/<game_type>/games/<game_id>/events")
+def typed_events(game_type: str, game_id: str) -> Any:
+    _of_type(game_type, game_id)
+    return events(game_id)
