@@ -23,12 +23,12 @@ import sys
 import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench.common import ROOT, Stack, child_env, quantile, rss_kib, say
 from bench.driver import load
 from bench.games import bot_orders, make_game
+from bench.receiver import Receiver
 from bench.report import row
 
 P99_TARGET_MS = 250.0
@@ -253,51 +253,6 @@ def _idle_memory(stack: Stack, stream: subprocess.Popen, url: str, quick: bool, 
 
 
 # -- webhooks --------------------------------------------------------------------------------------------------
-class Receiver:
-    """Counts deliveries whose signature verifies, per hook, in arrival order; ``down``: answers 503."""
-
-    def __init__(self) -> None:
-        from runtime import webhooks as hooks
-
-        self.secrets: dict[str, str] = {}
-        self.got: dict[str, list[int]] = {}
-        self.refused = 0
-        self.down = False
-        self.lock = threading.Lock()
-        me = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                if me.down:
-                    return self._answer(503)
-                delivery = json.loads(body)
-                secret = me.secrets.get(delivery["hook_id"], "")
-                if not hooks.verify(secret, self.headers.get("Arbiter-Signature", ""), body):
-                    me.refused += 1
-                    return self._answer(401)
-                with me.lock:
-                    me.got.setdefault(delivery["hook_id"], []).append(delivery["event"]["seq"])
-                self._answer(204)
-
-            def _answer(self, status: int) -> None:
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def total(self) -> int:
-        with self.lock:
-            return sum(len(v) for v in self.got.values())
-
-
 def _orders(api: Any, game: Any, orders: dict[str, dict], count: int) -> None:
     bidders = sorted(orders)
     for index in range(count):
@@ -337,17 +292,17 @@ def _webhooks(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, A
     time.sleep(1.5)  # the stream process learns of the hooked game (once a second)
     started = time.monotonic()
     _orders(api, game, orders, per_hook)
-    _wait("the deliveries", lambda: receiver.total() >= 2 * per_hook, 120)
+    _wait("the deliveries", lambda: len(receiver.accepted) >= 2 * per_hook, 120)
     seconds = time.monotonic() - started  # from the first order sent to the last delivery received
-    in_order = all(receiver.got[h] == sorted(receiver.got[h]) for h in hooks)
-    once = all(len(receiver.got[h]) == len(set(receiver.got[h])) == per_hook for h in hooks)
-    receiver.down = True
+    in_order = all(receiver.seqs(h) == sorted(receiver.seqs(h)) for h in hooks)
+    once = all(len(receiver.seqs(h)) == len(set(receiver.seqs(h))) == per_hook for h in hooks)
+    receiver.mode = "down"
     _orders(api, game, orders, later)
     time.sleep(outage)
-    receiver.down = False
-    back = _wait("deliveries after the outage", lambda: receiver.total() >= 2 * (per_hook + later), 400)
-    after_once = all(len(receiver.got[h]) == len(set(receiver.got[h])) == per_hook + later for h in hooks)
-    after_order = all(receiver.got[h] == sorted(receiver.got[h]) for h in hooks)
+    receiver.mode = "up"
+    back = _wait("deliveries after the outage", lambda: len(receiver.accepted) >= 2 * (per_hook + later), 400)
+    after_once = all(len(receiver.seqs(h)) == len(set(receiver.seqs(h))) == per_hook + later for h in hooks)
+    after_order = all(receiver.seqs(h) == sorted(receiver.seqs(h)) for h in hooks)
     receiver.server.shutdown()
     result.update(deliveries=2 * per_hook, delivery_seconds=seconds, in_order=in_order and after_order,
                   exactly_once=once and after_once, refused=receiver.refused, outage_s=outage,

@@ -13,7 +13,7 @@ import requests
 from cli.embedded_redis import free_port
 from tests.e2e.stack import Stack, stack_env
 from tests.streams.client import Stream
-from tests.streams.receiver import Receiver
+from bench.receiver import Receiver
 
 
 def _stream_process(stack: Stack, logs: Path) -> str:

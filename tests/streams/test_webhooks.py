@@ -14,7 +14,7 @@ from runtime.context import Context
 from tests.platform.conftest import Game
 from tests.platform.helpers import Api, run_queued_jobs
 from tests.streams.conftest import StreamServer
-from tests.streams.receiver import Receiver
+from bench.receiver import Receiver
 from workers import webhooks as delivery
 
 

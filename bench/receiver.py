@@ -1,5 +1,6 @@
-"""A webhook receiver on 127.0.0.1 for the tests and the bench: it checks each delivery's signature as a real
-receiver would (refusing with 401 what does not verify), counts what it accepted, and can be down (503) or hang."""
+"""A webhook receiver on 127.0.0.1 for the fan-out bench and the tests: it checks each delivery's signature as a
+real receiver would (refusing with 401 what does not verify), keeps what it accepted, and can be down (503) or
+hang."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,8 @@ from runtime import webhooks as hooks
 
 class Receiver:
     def __init__(self) -> None:
-        self.secret = ""
+        self.secret = ""                              # every hook's secret, unless secrets names the hook's own
+        self.secrets: dict[str, str] = {}
         self.accepted: list[dict[str, Any]] = []      # bodies of deliveries that verified, in arrival order
         self.refused = 0
         self.requests = 0                             # every POST that reached it, answered or not
@@ -31,7 +33,7 @@ class Receiver:
                     time.sleep(receiver.hang_s)
                 if receiver.mode == "down":
                     return self._answer(503)
-                if not hooks.verify(receiver.secret, self.headers.get("Arbiter-Signature", ""), body):
+                if not hooks.verify(receiver.secret_of(body), self.headers.get("Arbiter-Signature", ""), body):
                     with receiver.lock:
                         receiver.refused += 1
                     return self._answer(401)
@@ -53,6 +55,12 @@ class Receiver:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook?x=1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
+
+    def secret_of(self, body: bytes) -> str:
+        try:
+            return self.secrets.get(json.loads(body).get("hook_id"), self.secret)
+        except (ValueError, AttributeError):
+            return self.secret
 
     def seqs(self, hook_id: str | None = None) -> list[int]:
         with self.lock:
