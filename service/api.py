@@ -11,6 +11,7 @@ from redis.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from engines import registry
+from engines.contract import GM, PUBLIC, Viewer
 from replays import audit as audits
 from replays.fold import FoldError, Record, apply, empty
 from replays.views import event_for, game_for, opens_at_end, viewer_of
@@ -314,15 +315,19 @@ def game(game_id: str) -> Any:
 
 @v1.get("/games/<game_id>/board.svg")
 def board_svg(game_id: str) -> Any:
-    """The board drawn from the caller's own view (``game_for``), so it shows nothing that view hides: the picture
-    itself, or (``Accept: application/json``) the picture as a string with the seq it was drawn at."""
+    """The board drawn from a view (``game_for``), so it shows nothing that view hides: the caller's own, or the one
+    ``as`` names (``_viewer``), now or just after the event ``at``; the picture itself, or (``Accept:
+    application/json``) the picture as a string with the seq it was drawn at."""
     import importlib
 
     record = _record(game_id)
     caller = _caller(game_id)
-    view = game_for(record, viewer_of(caller.as_role()))["state"]
+    viewer = _viewer(record, caller)
+    at = int_arg("at", None, 1, record["seq"])
+    view = game_for(record if at is None else _state_at(game_id, at), viewer)["state"]
     if view is None:
-        raise ApiError(409, "not_started", "The game has not started yet: there is no board to draw.")
+        raise ApiError(409, "not_started", "The game had not started yet at that seq: there is no board to draw."
+                       if at is not None else "The game has not started yet: there is no board to draw.")
     try:
         drawer = importlib.import_module(f"engines.{record['type'].replace('-', '_')}.board_svg")
     except ModuleNotFoundError as exc:
@@ -332,10 +337,37 @@ def board_svg(game_id: str) -> Any:
         return unchanged
     svg = drawer.render(view)
     if request.accept_mimetypes.best_match(["image/svg+xml", "application/json"]) == "application/json":
-        return reply({"game_id": game_id, "seq": record["seq"], "svg": svg}, headers=_cache_headers(tag))
+        return reply({"game_id": game_id, "seq": at or record["seq"], "svg": svg}, headers=_cache_headers(tag))
     return current_app.response_class(svg, mimetype="image/svg+xml", headers={
         **_cache_headers(tag), "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
         "X-Content-Type-Options": "nosniff"})
+
+
+def _viewer(record: Record, caller: Caller) -> Viewer:
+    """Whose view a read shows: the caller's own, or the one ``as`` names (``public``, ``gm`` or a player id).  Only
+    the GM, who sees everything already, may name another viewer than their own or the public; whether that player
+    exists is checked only then, so a refusal tells nobody else which players there are."""
+    own = viewer_of(caller.as_role())
+    asked = request.args.get("as")
+    if asked is None:
+        return own
+    wanted = PUBLIC if asked == "public" else GM if asked == "gm" else asked
+    if wanted == own or wanted is PUBLIC:
+        return wanted
+    if not caller.is_gm:
+        raise forbidden("Only the game's GM may see the game as another player.")
+    if not any(p["id"] == asked for p in record["players"]):
+        raise ApiError(422, "invalid", "'as' must be public, gm or the id of one of this game's players.",
+                       {"as": ["Must be public, gm or the id of one of the game's players."]})
+    return wanted
+
+
+def _state_at(game_id: str, at: int) -> Record:
+    """The game as it stood just after the event ``at`` (folded from the start, as the replay does)."""
+    state = empty()
+    for event in ctx().store.read(game_id, after=0, limit=at):
+        state = apply(state, event)
+    return state
 
 
 @v1.get("/games/<game_id>/events")
@@ -359,7 +391,7 @@ def events(game_id: str) -> Any:
 def replay(game_id: str) -> Any:
     record = _record(game_id)
     caller = _caller(game_id)
-    viewer = viewer_of(caller.as_role())
+    viewer = _viewer(record, caller)
     at = int_arg("at", None, 1, record["seq"])
     after = int_arg("after", 0, 0, 2**53)  # as on /events: past the end is an empty page, not an error
     limit = int_arg("limit", 100, 1, 500)
