@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from engines import registry
-from service.openapi import _game_schemas, document, pascal
+from service.openapi import document, pascal
+from service.openapi.games import game_schemas
 from tests.coin import Coin
 from runtime.context import Context
 from service.app import create_app
@@ -95,7 +96,7 @@ def test_a_game_type_that_declares_nothing_yet_still_gets_a_valid_loose_part() -
         view_schema = result_schema = hint_schema = outcome_schema = None
 
     game = document()["components"]["schemas"]["Game"]
-    parts = _game_schemas(Bare(), game)
+    parts = game_schemas(Bare(), game)
     assert parts["TestCoinView"]["type"] == "object" and "declares no view" in parts["TestCoinView"]["description"]
     assert parts["TestCoinAction"]["discriminator"]["mapping"]["call"].endswith("/TestCoinCall")
 

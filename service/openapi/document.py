@@ -1,0 +1,133 @@
+"""The document assembled: the platform's schemas (from the marshmallow schemas that validate), every registered
+game type's components and operations, the events and following games live; and ``GET /v1/game-types``'s
+description of a game type, from the same declarations."""
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Flask
+
+from engines import registry
+from engines.contract import Engine
+from service import schemas
+from service.http import reply
+from service.openapi.games import game_schemas, gm_orders, join_json_schema
+from service.openapi.live import follow_live
+from service.openapi.parts import NO_STORE, clean, error_responses, nullable_ref, pascal, ref
+from service.openapi.paths import LINKS, paths
+
+RESPONSE_SCHEMAS = ("ErrorBody", "Error", "CreatedGame", "Joined", "Receipt", "Accepted", "Event", "EventsPage",
+                    "Audit", "Game", "Phase", "GamePlayer", "You", "Health", "Started", "Replay", "ReplayFrame",
+                    "Export", "Report", "GameTypes", "GameType", "GameSummary", "GamesPage", "MyGames", "MyGame",
+                    "RefusedToken", "Warning", "Started", "OpenedPhase", "ListedPhase", "PlayerCounts", "ByOption",
+                    "ActionInfo")
+
+
+def _platform_schemas(spec: APISpec) -> None:
+    for name in ("Error", "CreateGame", "CreatedGame", "Joined", "Accepted", "Event", "EventsPage", "Audit", "Game",
+                 "Health", "Started", "Replay", "ReplayFrame", "Export", "Report", "GameTypes", "GameSummary",
+                 "GamesPage", "MyGamesRequest", "MyGames"):
+        if name not in spec.components.schemas:  # registered already as a nested schema of one before it
+            spec.components.schema(name, schema=getattr(schemas, f"{name}Schema"))
+
+@lru_cache(maxsize=1)
+def document() -> dict[str, Any]:
+    spec = APISpec(
+        title="Arbiter",
+        version="1.0.0",
+        openapi_version="3.0.3",
+        info={"description": "An automated game master for deadline-driven play-by-post games."},
+        plugins=[MarshmallowPlugin()],
+    )
+    spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer", "description": "A game's "
+                                               "GM or player token (or the server's admin token to create games)."})
+    _platform_schemas(spec)
+    engines = registry.all_latest()
+    for name, body in gm_orders().items():
+        spec.components.schema(name, clean(body))
+    game = spec.to_dict()["components"]["schemas"]["Game"]
+    game.pop("additionalProperties", None)
+    for prop in game["properties"].values():
+        nullable_ref(prop)
+    for engine in engines:
+        for name, body in game_schemas(engine, game).items():
+            spec.components.schema(name, body)
+    spec.components.schema("Action", {"anyOf": [ref(f"{pascal(e.meta.name)}Action") for e in engines],
+                                      "description": "An order of any game type (the game's type decides)."})
+    spec.components.schema("ExportFile", {"type": "object", "additionalProperties": True, "description": "A file "
+                                          "from exportGame (an Export), taken as it is: whatever is wrong with it "
+                                          "is what the audit reports (422 only for what is no export at all)."})
+    spec.components.schema("BoardPicture", {"type": "object", "required": ["game_id", "seq", "svg"], "properties": {
+        "game_id": {"type": "string"}, "seq": {"type": "integer", "description": "The event the board is drawn at."},
+        "svg": {"type": "string", "description": "The SVG document, as image/svg+xml would give it."}}})
+    spec.components.schema("Join", {"anyOf": [ref(f"{pascal(e.meta.name)}Join") for e in engines],
+                                    "description": "A name plus the game type's own sign-up fields."})
+    for path, operations in paths(engines):
+        for operation in operations.values():
+            for code, links in LINKS.get(operation["operationId"], {}).items():
+                operation["responses"][code]["links"] = links
+            # Any token is checked against the throttle; anything that reads the store can find it unreachable.
+            extra = ([429] if "401" in operation["responses"] else []) + ([503] if path not in NO_STORE else [])
+            operation["responses"].update(error_responses(*extra))
+        spec.path(path=path, operations=operations)
+    document = clean(spec.to_dict())
+    # Responses may grow new fields (the API promises to extend freely): only request
+    # bodies are closed to unknown properties.
+    for name in RESPONSE_SCHEMAS:
+        document["components"]["schemas"][name].pop("additionalProperties", None)
+        for prop in document["components"]["schemas"][name].get("properties", {}).values():
+            nullable_ref(prop)
+    document["components"]["schemas"]["CreateGame"]["properties"]["type"]["enum"] = [e.meta.name for e in engines]
+    document["tags"] = [{"name": "Service"}, {"name": "Game types"}, {"name": "Games", "description": "Every game "
+                        "type"}, *({"name": e.meta.title, "description": e.meta.summary} for e in engines)]
+    follow_live(document)
+    return document
+
+
+def register_openapi(app: Flask) -> None:
+    app.add_url_rule("/v1/openapi.json", "openapi", lambda: reply(document()))
+
+
+def players(engine: Engine) -> dict[str, Any]:
+    """The player counts a client can trust: the engine's own declaration where they depend on the options."""
+    if engine.player_counts is not None:
+        return copy.deepcopy(dict(engine.player_counts))
+    return {"min": engine.meta.min_players, "max": engine.meta.max_players, "by_option": []}
+
+
+def describe(engine: Engine) -> dict[str, Any]:
+    """A game type as ``GET /v1/game-types`` lists it: its declared facts, sign-up fields and orders."""
+    m = engine.meta
+    return {
+        "name": m.name,
+        "title": m.title,
+        "version": m.version,
+        "summary": m.summary,
+        "players": players(engine),
+        "turn_based": m.turn_based,
+        "hidden_information": m.hidden_information,
+        "late_joins": m.late_joins,
+        "default_deadlines": dict(engine.default_deadlines),
+        "join_schema": join_json_schema(engine),
+        "gm_join_fields": sorted(engine.gm_join_fields),
+        "private_join_fields": sorted(engine.private_join_fields),
+        "actions": [
+            {
+                "type": a.name,
+                "actor": a.actor,
+                "sealed": a.sealed,
+                "team_sees": a.team_sees,
+                "phases": list(a.phases),
+                "description": a.description,
+                "example": dict(a.example),
+                "schema": f"{pascal(m.name)}{pascal(a.name)}",
+            }
+            for a in engine.actions.values()
+        ],
+    }
+
+

@@ -1,0 +1,117 @@
+"""Following games live (streams/, service/live.py): documented here, added where the document is assembled."""
+from __future__ import annotations
+
+from typing import Any
+
+from service.openapi.parts import error_responses, game_id_param, ref, request_body, responses
+
+def live_schemas() -> dict[str, dict[str, Any]]:
+    nullable_int = {"type": "integer", "nullable": True}
+    hook = {"type": "object", "required": ["id", "url", "viewer", "created_at", "delivered", "attempts", "status"],
+            "properties": {
+                "id": {"type": "string"}, "url": {"type": "string"},
+                "viewer": {"type": "string", "nullable": True, "description": "Whose view the hook gets: null for the "
+                           "public, gm, or the player id of a player's own hook."},
+                "created_at": {"type": "integer", "description": "Unix seconds."},
+                "delivered": {"type": "integer", "description": "The last seq the receiver acknowledged."},
+                "attempts": {"type": "integer", "description": "Failed attempts at the next event, so far."},
+                "status": {"type": "string", "enum": ["ok", "retrying", "failing"]},
+                "last_error": {"type": "string", "nullable": True},
+                "next_attempt_at": {**nullable_int, "description": "Unix seconds of the next retry, while retrying."},
+                "secret": {"type": "string", "description": "Only in the answer that creates the hook: the key of "
+                           "each delivery's Arbiter-Signature (HMAC-SHA256 over '<t>.' + body)."}}}
+    delivery = {"type": "object", "required": ["seq", "at", "status", "error", "attempt", "ms"], "properties": {
+        "seq": {"type": "integer"}, "at": {"type": "integer"}, "status": nullable_int,
+        "error": {"type": "string", "nullable": True}, "attempt": {"type": "integer"}, "ms": {"type": "integer"}}}
+    return {
+        "StreamTicket": {"type": "object", "required": ["ticket", "expires_in", "stream"], "properties": {
+            "ticket": {"type": "string"}, "expires_in": {"type": "integer", "example": 60},
+            "stream": {"type": "string", "description": "The stream's path with the ticket, on the stream process."}}},
+        "NewWebhook": {"type": "object", "required": ["url"], "additionalProperties": False, "properties": {
+            "url": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "http(s), on a public "
+                    "address (the server refuses loopback, private and link-local ones unless its admin allows)."},
+            "view": {"type": "string", "enum": ["public", "gm", "own"], "description": "The GM's hooks: public "
+                     "(default) or gm; a player's hook: own (their view), the only choice."},
+            "after": {"type": "integer", "minimum": 0, "description": "Deliver the events after this seq (default: "
+                      "only those to come)."}}},
+        "Webhook": hook,
+        "WebhookList": {"type": "object", "required": ["game_id", "webhooks"], "properties": {
+            "game_id": {"type": "string"}, "webhooks": {"type": "array", "items": ref("Webhook")}}},
+        "WebhookDelivery": delivery,
+        "WebhookLog": {"allOf": [ref("Webhook"), {"type": "object", "required": ["deliveries"], "properties": {
+            "deliveries": {"type": "array", "items": ref("WebhookDelivery"), "description": "Newest first, the "
+                           "last 100."}}}]},
+        "WebhookDeleted": {"type": "object", "required": ["deleted"], "properties": {"deleted": {"type": "string"}}},
+        "WebhookBody": {"type": "object", "required": ["hook_id", "game_id", "event"], "properties": {
+            "hook_id": {"type": "string"}, "game_id": {"type": "string"}, "event": ref("Event")}},
+        "StreamEnd": {"type": "object", "required": ["end"], "properties": {"end": {
+            "type": "object", "required": ["reason", "seq"], "properties": {
+                "reason": {"type": "string", "enum": ["finished"]}, "seq": {"type": "integer"}}}}},
+    }
+
+
+STREAM = ("Served by the stream process (`arbiter stream`, port 8001 under `arbiter up`), not the API, as are "
+          "the stream tickets and the webhooks below (x-live). `GET /v1/games/{game_id}/stream` sends the caller's "
+          "view of every new event as it is recorded, redacted as /events redacts it. `Accept: text/event-stream` "
+          "(SSE; `id:` is the seq, resume with Last-Event-ID; `event: end` after the final event) or "
+          "`application/x-ndjson` (default; one Event per line, an empty line as heartbeat, a last StreamEnd line). "
+          "`?after=SEQ` (or Last-Event-ID) first sends what was missed. Authenticate with `Authorization: Bearer`, "
+          "or, from a browser EventSource, `?ticket=` from POST /v1/games/{game_id}/stream-tickets; none for the "
+          "public view. 401 for a bad token or ticket, 404 for no such game, 422 for a bad after or format, 204 to "
+          "an SSE client resuming after the end.")
+
+
+def _live_paths() -> dict[str, dict[str, Any]]:
+    gid, token = [game_id_param()], [{"bearer": []}]
+    hook_id = {"name": "hook_id", "in": "path", "required": True, "schema": {"type": "string"}, "example": "h0123"}
+    delivery_headers = {"Arbiter-Signature": {"required": True, "description": "t=<unix seconds>,v1=<hex "
+                                              "HMAC-SHA256 of '<t>.' + body, keyed with the hook's secret>",
+                                              "schema": {"type": "string"}},
+                        "Arbiter-Delivery": {"required": True, "description": "<hook>:<seq>: the same for a "
+                                             "repeated delivery (at least once).", "schema": {"type": "string"}}}
+    callback = {"{$request.body#/url}": {"post": {
+        "summary": "One event, in seq order per hook; answer 2xx within 5 s or it is retried (1, 2, 4 ... 300 s)",
+        "parameters": [{"name": name, "in": "header", **spec} for name, spec in delivery_headers.items()],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": ref("WebhookBody")}}},
+        "responses": {"2XX": {"description": "Received."}}}}}
+    return {
+        "/v1/games/{game_id}/stream-tickets": {"post": {
+            "operationId": "createStreamTicket", "tags": ["Live"], "summary": "A one-time ticket to open the "
+            "caller's stream from a browser EventSource (60 s, one connection)", "description": STREAM,
+            "parameters": gid, "security": token,
+            "responses": responses(201, "StreamTicket", 401, 404)}},
+        "/v1/games/{game_id}/webhooks": {
+            "post": {"operationId": "addWebhook", "tags": ["Live"], "summary": "Register a URL that gets each new "
+                     "event, signed (the GM's or a player's token; the secret is shown once)",
+                     "parameters": gid, "security": token,
+                     "requestBody": request_body("NewWebhook", {"url": "https://bot.example.org/arbiter"}),
+                     "callbacks": {"event": callback},
+                     "responses": responses(201, "Webhook", 400, 401, 404, 413, 422)},
+            "get": {"operationId": "listWebhooks", "tags": ["Live"], "summary": "The caller's hooks with their "
+                    "delivery state (the GM: every hook of the game)", "parameters": gid, "security": token,
+                    "responses": responses(200, "WebhookList", 401, 404)}},
+        "/v1/games/{game_id}/webhooks/{hook_id}": {
+            "get": {"operationId": "readWebhook", "tags": ["Live"], "summary": "A hook's state and its delivery "
+                    "log (its owner, or the GM)", "parameters": [*gid, hook_id], "security": token,
+                    "responses": responses(200, "WebhookLog", 401, 404)},
+            "delete": {"operationId": "deleteWebhook", "tags": ["Live"], "summary": "Remove a hook (its owner, or "
+                       "the GM)", "parameters": [*gid, hook_id], "security": token,
+                       "responses": responses(200, "WebhookDeleted", 401, 404)}},
+    }
+
+
+def follow_live(document: dict[str, Any]) -> None:
+    """Add following games live to the assembled document.  The stream, the stream tickets and the webhooks are
+    served by the stream process (``arbiter stream``), not by this API, so they are not among ``paths`` (whose
+    operations all answer at this server): they are under ``x-live``, in the shape of ``paths`` (the webhook
+    deliveries as a callback), with their schemas in the components and a Live tag."""
+    document["components"]["schemas"].update(live_schemas())
+    paths = _live_paths()
+    for operations in paths.values():
+        for operation in operations.values():
+            operation["responses"].update(error_responses(429, 503))
+    document["tags"].append({"name": "Live", "description": STREAM})
+    document["x-live"] = {"server": "the stream process", "paths": paths, "stream": {
+        "path": "/v1/games/{game_id}/stream", "server": "the stream process", "description": STREAM,
+        "formats": {"application/x-ndjson": ref("Event"), "text/event-stream": ref("Event")},
+        "end": ref("StreamEnd")}}
