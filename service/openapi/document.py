@@ -20,6 +20,7 @@ from service.openapi.live import follow_live
 from service.openapi.parts import NO_STORE, clean, error_responses, nullable_ref, pascal, ref
 from service.openapi.paths import LINKS, paths
 
+
 RESPONSE_SCHEMAS = ("ErrorBody", "Error", "CreatedGame", "Joined", "Receipt", "Accepted", "Event", "EventsPage",
                     "Audit", "Game", "Phase", "GamePlayer", "You", "Health", "Started", "Replay", "ReplayFrame",
                     "Export", "Report", "GameTypes", "GameType", "GameSummary", "GamesPage", "MyGames", "MyGame",
@@ -33,6 +34,7 @@ def _platform_schemas(spec: APISpec) -> None:
                  "GamesPage", "MyGamesRequest", "MyGames"):
         if name not in spec.components.schemas:  # registered already as a nested schema of one before it
             spec.components.schema(name, schema=getattr(schemas, f"{name}Schema"))
+
 
 @lru_cache(maxsize=1)
 def document() -> dict[str, Any]:

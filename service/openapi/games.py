@@ -9,6 +9,7 @@ from engines.contract import Engine
 from service import schemas
 from service.openapi.parts import clean, converter, lift, pascal, ref
 
+
 def options_json_schema(engine: Engine) -> dict[str, Any]:
     return clean(converter().schema2jsonschema(engine.options_schema))
 
@@ -23,6 +24,7 @@ def join_json_schema(engine: Engine) -> dict[str, Any]:
         body["properties"][field]["description"] = "Only the GM may set this (with the GM's token)."
     body["example"] = {"name": "Ann"}
     return clean(body)
+
 
 def order_schema(engine: Engine | None, name: str, schema: Any, description: str, example: Any) -> dict[str, Any]:
     body = converter().schema2jsonschema(schema)

@@ -5,6 +5,7 @@ from typing import Any
 
 from service.openapi.parts import error_responses, game_id_param, ref, request_body, responses
 
+
 def live_schemas() -> dict[str, dict[str, Any]]:
     nullable_int = {"type": "integer", "nullable": True}
     hook = {"type": "object", "required": ["id", "url", "viewer", "created_at", "delivered", "attempts", "status"],

@@ -8,6 +8,7 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.openapi import OpenAPIConverter
 
+
 ERRORS = {
     400: "The body is not JSON or not an object.",
     401: "A token is missing or unknown (the response carries WWW-Authenticate: Bearer).",
@@ -131,6 +132,7 @@ def _spare_the_parsers_local(schema: dict[str, Any]) -> None:
         schema["additionalProperties"] = properties.pop(name)
         schema["description"] = (schema.get("description", "") + f" {name}: under additionalProperties (a name "
                                  "generated clients use for a variable of their own).").strip()
+
 
 def nullable_ref(prop: dict[str, Any]) -> None:
     """apispec writes a nullable Nested as anyOf [$ref, {type: object, nullable}], which any object matches;

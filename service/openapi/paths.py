@@ -13,6 +13,7 @@ from service.openapi.parts import (
     responses,
 )
 
+
 def link(operation_id: str, description: str, game: str, token: str | None = None) -> dict[str, Any]:
     parameters = {"path.game_id": game}
     if token is not None:
@@ -43,6 +44,7 @@ LINKS: dict[str, dict[str, dict[str, Any]]] = {
     "startGame": {"200": {"Game": link("getGame", "The started game.", "$request.path.game_id")}},
     "submitAction": {"202": {"Events": link("listEvents", "The log with the order.", "$request.path.game_id")}},
 }
+
 
 def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
     gid = [game_id_param()]
