@@ -41,22 +41,22 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
         known_plain = position <= plain  # as hashing it found: see _same
-        problem = _guarded(_recompute, record, event, seed, known_plain)
+        finding = _guarded(_recompute, record, event, seed, known_plain)
         try:
             folded = folding.apply(event, step)
         except FoldError as exc:
-            if problem is not None:
+            if finding is not None:
                 checked += 1
-                if problem:
-                    divergences.append({"seq": event["seq"], "check": "recompute", "problem": problem})
+                if finding:
+                    divergences.append({"seq": event["seq"], "check": "recompute", **finding})
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break  # nothing after an event that does not fit the game can be folded
-        if problem == "" and (event["type"] == "phase.resolved" or event["type"] in MEMBERSHIP):
-            problem = _guarded(_follows, record, folded, event, known_plain)
-        if problem is not None:
+        if finding == {} and (event["type"] == "phase.resolved" or event["type"] in MEMBERSHIP):
+            finding = _guarded(_follows, record, folded, event, known_plain)
+        if finding is not None:
             checked += 1
-            if problem:
-                divergences.append({"seq": event["seq"], "check": "recompute", "problem": problem})
+            if finding:
+                divergences.append({"seq": event["seq"], "check": "recompute", **finding})
         record = folded
     if seed is not None and record.get("seed_commitment") and sha256_hex(seed) != record["seed_commitment"]:
         divergences.insert(0, {"seq": 1, "check": "seed",
@@ -79,8 +79,13 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
     }
 
 
-def _recompute(record: Record, event: Event, seed: str | None, plain: bool = False) -> str | None:
-    """'' if a recomputed event matches, a description if not, None if nothing to check."""
+# What a recompute check found: {} where the event matches the rules, else the problem and the values that differ.
+Finding = dict[str, Any]
+DIFFERENCES_SHOWN = 20
+
+
+def _recompute(record: Record, event: Event, seed: str | None, plain: bool = False) -> Finding | None:
+    """{} if a recomputed event matches, a finding if not, None if nothing to check."""
     kind = event["type"]
     if kind == "action.submitted":
         admit(engine_for(record), record["engine"], event["actor"], event["data"]["action"], departed(record))
@@ -90,18 +95,18 @@ def _recompute(record: Record, event: Event, seed: str | None, plain: bool = Fal
     engine = engine_for(record)
     if kind == "game.started":
         setup = engine.setup(record["options"], players_for_engine(record), Rng(seed, "setup"))
-        return "" if _same(setup, event["data"]["setup"], plain) else "the setup draws differ from the seed's"
+        return _compared(setup, event["data"]["setup"], plain, "/setup", "the setup draws differ from the seed's")
     if kind == "phase.resolved":
         number = event["data"]["number"]
         outcome = engine.resolve(record["engine"], Rng(seed, "phase", number))
-        return "" if _same(outcome, event["data"]["outcome"], plain) else \
-            f"the outcome of phase {number} differs from a fresh resolution"
+        return _compared(outcome, event["data"]["outcome"], plain, "/outcome",
+                         f"the outcome of phase {number} differs from a fresh resolution")
     change = membership_change(record, event)
     if change is None:
         return None  # a join during sign-up, or an ejection recorded before membership changes had outcomes
     outcome = engine.change_members(record["engine"], change, Rng(seed, "members", event["seq"]))
-    return "" if _same(outcome, event["data"]["outcome"], plain) else \
-        f"the outcome of the {event['type']} of {change['player']['id']} differs from the rules"
+    return _compared(outcome, event["data"]["outcome"], plain, "/outcome",
+                     f"the outcome of the {event['type']} of {change['player']['id']} differs from the rules")
 
 
 def membership_change(record: Record, event: Event) -> dict[str, Any] | None:
@@ -116,17 +121,60 @@ def membership_change(record: Record, event: Event) -> dict[str, Any] | None:
             "player": {"id": player["id"], "name": player["name"], "fields": player["fields"]}}
 
 
-def _guarded(check: Callable[..., str | None], *args: Any) -> str | None:
+def _guarded(check: Callable[..., Finding | None], *args: Any) -> Finding | None:
     try:
         return check(*args)
     except RuleError as exc:
-        return f"the order breaks a rule ({exc.rule}): {exc.message}"
+        return _found(f"the order breaks a rule ({exc.rule}): {exc.message}")
     except Exception as exc:  # tampered data can break an engine in any way
-        return f"cannot be recomputed: {type(exc).__name__}"
+        return _found(f"cannot be recomputed: {type(exc).__name__}")
 
 
-def _follows(before: Record, after: Record, event: Event, plain: bool = False) -> str:
-    """'' if what follows a resolution or a membership change is what the rules give: the same phase
+def _found(problem: str, values: tuple[Any, Any, str] | None = None) -> Finding:
+    """A finding: the problem, and where ``values`` (recorded, recomputed, their pointer) the leaves that differ."""
+    shown, total = differences(*values) if values is not None else ([], 0)
+    return {"problem": problem, "differences": shown, "differences_total": total}
+
+
+def _compared(recomputed: Any, recorded: Any, plain: bool, at: str, problem: str) -> Finding:
+    return {} if _same(recomputed, recorded, plain) else _found(problem, (recorded, recomputed, at))
+
+
+def differences(recorded: Any, recomputed: Any, at: str = "", limit: int = DIFFERENCES_SHOWN
+                ) -> tuple[list[dict[str, Any]], int]:
+    """The leaves where two JSON values differ, in sorted key order, as JSON pointers (RFC 6901) under ``at``: the
+    first ``limit`` of them, and how many there are.  ``missing`` names the side a path is absent from."""
+    found: list[dict[str, Any]] = []
+    total = 0
+    absent = object()
+
+    def walk(left: Any, right: Any, path: str) -> None:
+        nonlocal total
+        if isinstance(left, dict) and isinstance(right, dict):
+            for name in sorted(set(left) | set(right), key=str):
+                step = f"{path}/{str(name).replace('~', '~0').replace('/', '~1')}"
+                walk(left.get(name, absent), right.get(name, absent), step)
+            return
+        if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+            for index in range(max(len(left), len(right))):
+                walk(left[index] if index < len(left) else absent,
+                     right[index] if index < len(right) else absent, f"{path}/{index}")
+            return
+        if left is not absent and right is not absent and type(left) is type(right) and left == right:
+            return
+        total += 1
+        if len(found) < limit:
+            found.append({"path": path,
+                          "recorded": None if left is absent else left,
+                          "recomputed": None if right is absent else right,
+                          "missing": "recorded" if left is absent else "recomputed" if right is absent else None})
+
+    walk(recorded, recomputed, at)
+    return found, total
+
+
+def _follows(before: Record, after: Record, event: Event, plain: bool = False) -> Finding:
+    """{} if what follows a resolution or a membership change is what the rules give: the same phase
     going on, the next one, or the end with its result."""
     engine = engine_for(after)
     state = after["engine"]
@@ -134,26 +182,38 @@ def _follows(before: Record, after: Record, event: Event, plain: bool = False) -
     phase = engine.phase(state)
     following = None if phase is None else phase.name
     if event["type"] == "phase.resolved":
-        what, closes = f"the phase after {data['number']}", True
+        what = f"the phase after {data['number']}"
     else:
         if before["engine"] is None:
-            return ""  # sign-up: no phase yet
+            return {}  # sign-up: no phase yet
         what = f"the phase after the {event['type']} of {data['player_id']}"
         closes = phase is None or bool(data.get("outcome", {}).get("closes_phase"))
-        if closes != ("next" in data):
-            return f"{what} differs from the rules"
+        if closes != ("next" in data):  # a next phase recorded where the rules give none, or none where they do
+            recorded = {"next": data["next"]} if "next" in data else {}
+            recomputed = {"next": None if following is None else {"name": following}} if closes else {}
+            return _found(f"{what} differs from the rules", (recorded, recomputed, ""))
         if not closes:
-            return "" if following is not None else f"{what} differs from the rules"
+            return {} if following is not None else _found(f"{what} differs from the rules")
     recorded_next = data["next"]
     if recorded_next is not None and not isinstance(recorded_next, dict):
-        return f"{what} differs from the rules"
+        return _next_differs(data, following, what)
     if (following is None) != (recorded_next is None) or (
         following is not None and following != recorded_next["name"]
     ):
-        return f"{what} differs from the rules"
-    if following is None and not _same(engine.result(state), data["result"], plain):
-        return "the final result differs from the rules"
-    return ""
+        return _next_differs(data, following, what)
+    if following is None:
+        return _compared(engine.result(state), data["result"], plain, "/result",
+                         "the final result differs from the rules")
+    return {}
+
+
+def _next_differs(data: dict[str, Any], following: str | None, what: str) -> Finding:
+    """The recorded next phase beside the one the rules give (its name; the whole entry where one side is none)."""
+    recorded = data.get("next")
+    if isinstance(recorded, dict) and following is not None and "name" in recorded:
+        return _found(f"{what} differs from the rules", (recorded["name"], following, "/next/name"))
+    recomputed = None if following is None else {"name": following}
+    return _found(f"{what} differs from the rules", (recorded, recomputed, "/next"))
 
 
 def _same(value: Any, recorded: Any, plain: bool = False) -> bool:

@@ -39,9 +39,11 @@ def test_a_reforged_next_phase_is_caught_where_it_is_named(name: str) -> None:
     report = verify(document)
     assert not report["ok"]
     assert report["hash_chain"]["ok"]
+    forged = events[index]["data"]["next"]["name"]
     assert {"seq": index + 1, "check": "recompute",
-            "problem": f"the phase after {events[index]['data']['number']} differs from the rules"} \
-        in report["divergences"]
+            "problem": f"the phase after {events[index]['data']['number']} differs from the rules",
+            "differences": [{"path": "/next/name", "recorded": forged, "recomputed": forged[:-len("-forged")],
+                             "missing": None}], "differences_total": 1} in report["divergences"]
 
 
 @pytest.mark.parametrize("name", sorted(RECORDED))
