@@ -178,15 +178,15 @@ EVENT_TYPES = tuple(sorted(FOLDS))  # every event the fold knows
 
 
 class EventSchema(Schema):
+    """An event's envelope; the document types each event type's data (service/openapi/events.py)."""
+
     seq = fields.Integer(required=True)
     type = fields.String(required=True, validate=validate.OneOf(EVENT_TYPES))
     actor = fields.String(required=True, metadata={"description": "A player id, gm, arbiter (the worker) or anyone."})
     at = fields.String(required=True, metadata={"format": "date-time"})
     data = fields.Dict(required=True, metadata={
-        "description": "By type: the order (action.submitted: {phase, action} or, sealed from you, {phase, "
-                       "sealed: true}), the setup or outcome record (game.started, phase.resolved and membership "
-                       "changes: {public, private, secret}, cut to what you may see; see each game type's "
-                       "Outcome schema), the sign-up (player.joined) or the GM's reason."})
+        "description": "Typed per event type (the document's <EventType>Event, and <Type><EventType>Event for a "
+                       "game type's own parts: service/openapi/events.py)."})
     prev_hash = fields.String(required=True)
     hash = fields.String(required=True)
     salt = fields.String(metadata={"description": "128 random bits hashed with the event; shown only to those who "

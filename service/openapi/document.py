@@ -15,6 +15,7 @@ from engines import registry
 from engines.contract import Engine
 from service import schemas
 from service.http import reply
+from service.openapi.events import event_schemas
 from service.openapi.games import game_schemas, gm_orders, join_json_schema
 from service.openapi.live import follow_live
 from service.openapi.parts import NO_STORE, clean, error_responses, nullable_ref, pascal, ref
@@ -83,7 +84,9 @@ def document() -> dict[str, Any]:
         document["components"]["schemas"][name].pop("additionalProperties", None)
         for prop in document["components"]["schemas"][name].get("properties", {}).values():
             nullable_ref(prop)
-    document["components"]["schemas"]["CreateGame"]["properties"]["type"]["enum"] = [e.meta.name for e in engines]
+    components = document["components"]["schemas"]
+    components["CreateGame"]["properties"]["type"]["enum"] = [e.meta.name for e in engines]
+    components.update(event_schemas(components["EventsPage"], engines))
     document["tags"] = [{"name": "Service"}, {"name": "Game types"}, {"name": "Games", "description": "Every game "
                         "type"}, *({"name": e.meta.title, "description": e.meta.summary} for e in engines)]
     follow_live(document)

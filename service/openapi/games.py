@@ -61,7 +61,7 @@ def game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, An
         out[f"{p}{pascal(action.name)}"] = clean(body)
         mapping[action.name] = f"#/components/schemas/{p}{pascal(action.name)}"
     mapping.update({name: f"#/components/schemas/{pascal(name)}" for name in [*schemas.GM_ACTIONS, schemas.QUIT]})
-    out[f"{p}Action"] = {"oneOf": [{"$ref": ref} for ref in mapping.values()], "description": f"Any order of "
+    out[f"{p}Action"] = {"oneOf": [{"$ref": target} for target in mapping.values()], "description": f"Any order of "
                          f"{engine.meta.title}, by its type.", "discriminator": {"propertyName": "type",
                                                                                  "mapping": mapping}}
     declared = {"View": engine.view_schema, "Result": engine.result_schema, "Hint": engine.hint_schema,
@@ -72,7 +72,11 @@ def game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, An
     if engine.view_schema is not None:  # the hint and result the view embeds are named, not inlined twice
         out[f"{p}View"] = lift(engine.view_schema, {id(engine.hint_schema): f"{p}Hint",
                                                       id(engine.result_schema): f"{p}Result"})
+    if engine.secret_options:
+        out[shown_options(engine)] = _shown_options(engine, out[f"{p}Options"])
     typed = copy.deepcopy(game)
+    typed["properties"]["options"] = {"allOf": [ref(shown_options(engine))], "description": game["properties"][
+        "options"]["description"]}
     typed["properties"]["state"] = {"allOf": [ref(f"{p}View")], "nullable": True, "description": "The game's "
                                     "state as the caller may see it; null before the start."}
     typed["properties"]["result"] = {"allOf": [ref(f"{p}Result")], "nullable": True, "description": "Once the "
@@ -80,6 +84,23 @@ def game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, An
     out[f"{p}Game"] = typed
     out[f"{p}CreateGame"] = typed_create(engine, p)
     return out
+
+
+def shown_options(engine: Engine) -> str:
+    """The component of a game type's options as games and their logs show them: its Options, or where some
+    options fix secret draws (``Engine.secret_options``), ShownOptions, in which those may read "hidden"."""
+    return f"{pascal(engine.meta.name)}{'ShownOptions' if engine.secret_options else 'Options'}"
+
+
+def _shown_options(engine: Engine, options: dict[str, Any]) -> dict[str, Any]:
+    shown = copy.deepcopy(options)
+    shown.pop("additionalProperties", None)  # an answer, which may grow new fields
+    for name in sorted(engine.secret_options):
+        shown["properties"][name] = {"anyOf": [shown["properties"][name], {"type": "string", "enum": ["hidden"]}],
+                                     "description": "\"hidden\" until the game is over, except to the GM."}
+    shown["description"] = f"{engine.meta.title}'s options as shown: " + ", ".join(sorted(engine.secret_options)) + (
+        " fix secret draws and read \"hidden\" until the game is over, except to the GM.")
+    return shown
 
 
 def typed_create(engine: Engine, p: str) -> dict[str, Any]:

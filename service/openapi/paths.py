@@ -46,6 +46,16 @@ LINKS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
+EVENTS = ("Each event as the caller may see it: another player's sealed order cut to {phase, sealed: true} (its "
+          "actor \"sealed\"), setup and outcome records to their public part and the caller's own, until the game is "
+          "over. " + OPTIONAL_TOKEN)
+
+
+def _events_parameters() -> list[dict[str, Any]]:
+    return [query_param("after", "Only events with a larger seq (0-2^53; past the end: an empty page)"),
+            query_param("limit", "At most this many (1-1000)", 1, 1000)]
+
+
 def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
     gid = [game_id_param()]
     token = [{"bearer": []}]
@@ -96,10 +106,8 @@ def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
         "security": token, "requestBody": request_body("Action", {"type": "gm.pause", "reason": "Holiday"}),
         "responses": responses(202, "Accepted", 400, 401, 403, 404, 409, 413, 422)}}
     yield "/v1/games/{game_id}/events", {"get": {
-        "operationId": "listEvents", "tags": ["Games"], "summary": "The log, redacted for the caller",
-        "description": OPTIONAL_TOKEN, "parameters": gid + [
-            query_param("after", "Only events with a larger seq (0-2^53; past the end: an empty page)"),
-            query_param("limit", "At most this many (1-1000)", 1, 1000)],
+        "operationId": "listEvents", "tags": ["Games"], "summary": "The log, redacted for the caller (any type; see "
+        "the typed logs per game type)", "description": EVENTS, "parameters": gid + _events_parameters(),
         "responses": responses(200, "EventsPage", 401, 404, 422)}}
     yield "/v1/games/{game_id}/replay", {"get": {
         "operationId": "getReplay", "tags": ["Games"], "summary": "The caller's view after each event, or at one seq",
@@ -152,7 +160,8 @@ def _typed_paths(engine: Engine, gid: list[dict[str, Any]], token: list[dict[str
         "JoinGame": link(f"join{p}Game", "Sign a player up.", _CREATED),
         "StartGame": link("startGame", "The GM starts it.", _CREATED, _GM),
         "GmAction": link(f"submit{p}Action", "A GM action.", _CREATED, _GM),
-        "GmGame": link(f"get{p}Game", "The game as its GM sees it.", _CREATED, _GM)}
+        "GmGame": link(f"get{p}Game", "The game as its GM sees it.", _CREATED, _GM),
+        "Events": link(f"list{p}Events", "Its log, typed.", _CREATED)}
     yield base, {"post": {
         "operationId": f"create{p}Game", "tags": [title], "summary": f"Create a {title} game (with the admin token "
         "if the server has one)", "requestBody": request_body(f"{p}CreateGame", typed_create(engine, p)["example"]),
@@ -160,6 +169,10 @@ def _typed_paths(engine: Engine, gid: list[dict[str, Any]], token: list[dict[str
     yield f"{base}/{{game_id}}", {"get": {
         "operationId": f"get{p}Game", "tags": [title], "summary": f"A {title} game as the caller may see it",
         "description": OPTIONAL_TOKEN, "parameters": gid, "responses": responses(200, f"{p}Game", 401, 404)}}
+    yield f"{base}/{{game_id}}/events", {"get": {
+        "operationId": f"list{p}Events", "tags": [title], "summary": f"A {title} game's log, redacted for the caller",
+        "description": EVENTS, "parameters": gid + _events_parameters(),
+        "responses": responses(200, f"{p}EventsPage", 401, 404, 422)}}
     yield f"{base}/{{game_id}}/players", {"post": {
         "operationId": f"join{p}Game", "tags": [title], "summary": f"Join a {title} game",
         "description": OPTIONAL_TOKEN, "parameters": gid, "requestBody": request_body(f"{p}Join", {"name": "Ann"}),
