@@ -4,11 +4,11 @@ openapi-python-client generates a Python package from the document an app starte
 checks it (an ``Any`` schema, a name clash or an untyped 200 fails there); then, for every registered game type
 that declares its schemas, a whole game is played with the generated package only: typed operations
 (create<Type>Game with the type's options, join<Type>Game, startGame, get<Type>Game, submit<Type>Action), typed
-orders built from the typed state and hint,
-and a typed result at the end.  Nothing is written as JSON by hand.  The players of a game type this file has
-no strategy for send nothing, and its GM closes each phase with a typed gm.resolve_now (the engine's rules
-default the missing orders), so a new game type is played the day it declares its schemas.  A game type that
-declares none yet is skipped, naming what it lacks.
+orders built from the typed state and hint only, a typed result at the end, and the game's log read back with
+list<Type>Events as typed events.  Nothing is written as JSON by hand.  Every registered game type has a strategy
+here (a new one fails until it gets one); a phase nobody's order closed is closed by the GM with a typed
+gm.resolve_now (the engine's rules default the missing orders).  A game type that declares no schemas yet is
+skipped, naming what it lacks.
 
 The package is generated once per module (about 2 s; mypy about 15 s); requests go to the Flask app in process
 through httpx's WSGI transport, and a real RQ worker resolves each phase.
@@ -34,16 +34,21 @@ from runtime.config import Settings
 from runtime.context import Context, use
 from service.app import create_app
 from service.openapi import pascal
+from service.openapi.events import event_name
+from service.openapi.games import shown_options
 from tests.platform.helpers import run_queued_jobs
 from tests.schema.declared import missing
 
 PACKAGE = "arbiter_client"
-# Short games: options and players per game type this file plays with a strategy of its own.
-SHORT = {
-    "extreme-ways": ({"bidding_rounds": 2}, 3),
-    "golden-strider": ({"race_length": 12}, 6),
-    "sxyzm-cyclone": ({"max_turns": 12}, 2),
-    "test-coin": ({"target": 1}, 2),
+# Short games: options, players and their sign-up fields per game type.
+SHORT: dict[str, tuple[dict[str, Any], int, list[dict[str, Any]]]] = {
+    "elemental-tag": ({"element_points": 4, "underworld_points": 4}, 4,
+                      [{"element": "fire", "guild": "fire"}, {"element": "fire"}, {"element": "water"}, {}]),
+    "extreme-ways": ({"bidding_rounds": 2}, 3, []),
+    "golden-strider": ({"race_length": 12}, 6, []),
+    "strategic-aspect": ({}, 3, []),
+    "sxyzm-cyclone": ({"max_turns": 12}, 2, []),
+    "test-coin": ({"target": 1}, 2, []),
 }
 CONFIG = "class_overrides:\n" + "".join(
     f"  {name}:\n    class_name: {new}\n    module_name: {snake_case(new)}\n"
@@ -133,10 +138,11 @@ class Table:
         self.engine = registry.latest(name)
         self.p, self.tag = pascal(name), self.engine.meta.title
         case = self.engine.simulation_cases[0]
-        self.options, self.players = SHORT.get(name, (dict(case["options"]), case["players"]))
-        self.fields = [] if name in SHORT else list(case.get("fields") or [])
+        self.options, self.players, self.fields = SHORT.get(name, (dict(case["options"]), case["players"], list(
+            case.get("fields") or [])))
         self.strategy: Callable[[str, Any], list[Any]] | None = {
-            "extreme-ways": self._extreme_ways, "golden-strider": self._golden_strider,
+            "elemental-tag": self._elemental_tag, "extreme-ways": self._extreme_ways,
+            "golden-strider": self._golden_strider, "strategic-aspect": self._strategic_aspect,
             "sxyzm-cyclone": self._sxyzm_cyclone, "test-coin": self._coin}.get(name)
 
     def call(self, tag: str, operation_id: str, *args: Any, **kwargs: Any) -> Any:
@@ -159,6 +165,7 @@ class Table:
             self.tokens[joined.player_id] = self.gen.client(joined.token)
         started = self.call("Games", "startGame", self.game_id, client=self.gm)
         assert started.status.value == "running"
+        assert self.strategy is not None, f"{self.name}: no strategy in this file yet"
         orders = 0
         for _ in range(400):
             game = self.read(self.gm)
@@ -166,7 +173,7 @@ class Table:
                 break
             number = game.phase.number
             for player, client in self.tokens.items():
-                if player in game.phase.awaiting and self.strategy is not None:
+                if player in game.phase.awaiting:
                     for order in self.strategy(player, self.read(client).state):
                         self.call(self.tag, f"submit{self.p}Action", self.game_id, client=client, body=order)
                         orders += 1
@@ -180,10 +187,26 @@ class Table:
         assert final.status.value == "finished", f"{self.name}: not over after 400 phases"
         assert isinstance(final.result, m(f"{self.p}Result")), final.result
         assert isinstance(final.state, m(f"{self.p}View"))
-        assert orders > 0 or self.strategy is None
+        assert orders > 0
+        self.read_the_log()
         listed = self.call("Games", "listGames", client=self.gen.client(), type_=m("ListGamesType")(self.name),
                            status=m("ListGamesStatus")("finished"))
         assert self.game_id in [g.game_id for g in listed.games]
+
+    def read_the_log(self) -> None:
+        """The log, typed: every event parsed as its type's own model (the union's type enum decides), the game's
+        parts as the game type's models, as the GM and as the public see it."""
+        m = self.gen.model
+        for client in (self.gm, self.gen.client()):
+            page = self.call(self.tag, f"list{self.p}Events", self.game_id, client=client, limit=1000)
+            assert isinstance(page, m(f"{self.p}EventsPage")) and self.gen.unset(page.next_after)
+            assert [e.seq for e in page.events] == list(range(1, len(page.events) + 1))
+            for event in page.events:
+                assert type(event).__name__ == event_name(event.type_.value, self.p), event.type_
+            resolved = [e for e in page.events if e.type_.value == "phase.resolved"]
+            assert resolved and all(isinstance(e.data.outcome, m(f"{self.p}Outcome")) for e in resolved)
+            assert isinstance(resolved[-1].data.result, m(f"{self.p}Result"))
+            assert isinstance(page.events[0].data.options, m(shown_options(self.engine)))
 
     def read(self, client: Any) -> Any:
         game = self.call(self.tag, f"get{self.p}Game", self.game_id, client=client)
@@ -212,6 +235,42 @@ class Table:
             orders.append(m("GoldenStriderPlay")(type_=m("GoldenStriderPlayType")("play"), runner=runner.runner,
                                                  card=card, cards=[6] * 5 if starting else self.gen.types.UNSET))
         return orders
+
+    def _strategic_aspect(self, player: str, state: Any) -> list[Any]:
+        """The open phase's order (state.stage names it), its values from the cyclist's own hint (you.legal): the
+        longest move, a steal from someone, p1 bidding high and the others low, the first choice offered else."""
+        m, legal, stage = self.gen.model, state.you.legal, state.stage.value
+        if self.gen.unset(legal):
+            return []
+        kind = {"auction": "bid", "rebid": "bid"}.get(stage, stage)
+        order = m(f"StrategicAspect{pascal(kind)}")
+        fields: dict[str, Any] = {
+            "move": lambda: {"spaces": m("StrategicAspectMoveSpaces")(max(legal.spaces))},
+            "steal": lambda: {"from_": next((c for c in legal.from_ if c is not None), None)},
+            "buy_vote": lambda: {"buy": legal.buy[-1]},
+            "bid": lambda: {"amount": legal.amount[-1] if player == "p1" else legal.amount[0]},
+            "safety": lambda: {"choice": m("StrategicAspectSafetyChoice")(legal.choice[0])},
+            "accept": lambda: {"accept": legal.accept[0]},
+            "vote": lambda: {"against": legal.against[0]},
+            "tiebreak": lambda: {"eliminate": legal.eliminate[0]},
+            "suffice": lambda: {"choice": m("StrategicAspectSufficeChoice")(legal.choice[0])},
+        }
+        return [order(type_=m(f"StrategicAspect{pascal(kind)}Type")(kind), **fields[kind]())]
+
+    def _elemental_tag(self, player: str, state: Any) -> list[Any]:
+        """The lowest bid (p1 one more: bids cost the team points), no new place, then a step each round (the it
+        player with every tag it may name), from the player's own hint (you.legal_actions)."""
+        m, hint = self.gen.model, state.you.legal_actions
+        if not self.gen.unset(hint.bid):
+            amount = min(hint.bid.min_ + (player == "p1"), hint.bid.max_)
+            return [m("ElementalTagBid")(type_=m("ElementalTagBidType")("bid"), amount=amount)]
+        if not self.gen.unset(hint.place):
+            return [m("ElementalTagPlace")(type_=m("ElementalTagPlaceType")("place"), replace=hint.place.replace[-1])]
+        if self.gen.unset(hint.move):
+            return []
+        direction = hint.move.directions[state.round_ % len(hint.move.directions)]
+        return [m("ElementalTagMove")(type_=m("ElementalTagMoveType")("move"), direction=m(
+            "ElementalTagMoveDirection")(direction), tags=hint.move.tags or self.gen.types.UNSET)]
 
     def _sxyzm_cyclone(self, player: str, state: Any) -> list[Any]:
         m = self.gen.model
