@@ -199,14 +199,65 @@ class EventsPageSchema(Schema):
     next_after = fields.Integer(required=True, allow_none=True)
 
 
+class DifferenceSchema(Schema):
+    """One leaf where a recorded event's data and its recomputation differ (replays/audit.py differences)."""
+
+    path = fields.String(required=True, metadata={"description": "A JSON pointer (RFC 6901) into the event's data "
+                                                                "(/outcome/public/board/it)."})
+    recorded = fields.Raw(required=True, allow_none=True, metadata={"description": "The value in the log (any "
+                                                                                   "JSON; null where missing)."})
+    recomputed = fields.Raw(required=True, allow_none=True, metadata={"description": "The value the rules and the "
+                                                                                     "seed give (null where missing)."})
+    missing = fields.String(required=True, allow_none=True, validate=validate.OneOf(["recorded", "recomputed"]),
+                            metadata={"description": "The side the path is absent from; null when both have it."})
+
+
+DIVERGENCE_CHECKS = ("seed", "hash_chain", "fold", "recompute", "head_hash")
+
+
+class DivergenceSchema(Schema):
+    seq = fields.Integer(required=True, metadata={"description": "The event it was found at."})
+    check = fields.String(required=True, validate=validate.OneOf(DIVERGENCE_CHECKS), metadata={
+        "description": "seed: the seed does not match its commitment; hash_chain: a seq, link or hash is wrong; "
+                       "fold: the event does not fit the game; recompute: the rules and the seed give another "
+                       "record; head_hash: the file's head_hash is not its last event's."})
+    problem = fields.String(required=True)
+    differences = fields.List(fields.Nested(DifferenceSchema), metadata={
+        "description": "check recompute only: the first 20 differing leaves, in sorted key order (none where the "
+                       "event could not be recomputed at all)."})
+    differences_total = fields.Integer(metadata={"description": "check recompute only: how many leaves differ."})
+
+
+class HashChainSchema(Schema):
+    ok = fields.Boolean(required=True)
+    first_broken_seq = fields.Integer(required=True, allow_none=True)
+    problem = fields.String(required=True, allow_none=True)
+    head_hash = fields.String(required=True, allow_none=True)
+    whole_events_checked = fields.Integer(metadata={"description": "A viewer's export (arbiter-view/1) only: the "
+                                                                  "events shown whole, whose hashes were checked."})
+
+
+class AuditOutcomesSchema(Schema):
+    checked = fields.Integer(required=True, metadata={"description": "Records recomputed from the seed."})
+    seed = fields.String(required=True, metadata={"description": "used, or why not (not available ...)."})
+
+
+class AuditFinalSchema(Schema):
+    seq = fields.Integer(required=True)
+    status = fields.String(required=True, allow_none=True)
+    result = fields.Dict(required=True, allow_none=True, metadata={"description": "Once the game is finished: its "
+                                                                                "game type's result."})
+
+
 class AuditSchema(Schema):
     ok = fields.Boolean(required=True)
     game_id = fields.String(allow_none=True)
     events = fields.Integer(required=True)
-    hash_chain = fields.Dict(required=True)
-    outcomes = fields.Dict(required=True)
-    divergences = fields.List(fields.Dict(), required=True)
-    final = fields.Dict(allow_none=True)
+    hash_chain = fields.Nested(HashChainSchema, required=True)
+    outcomes = fields.Nested(AuditOutcomesSchema, required=True)
+    divergences = fields.List(fields.Nested(DivergenceSchema), required=True)
+    final = fields.Nested(AuditFinalSchema, allow_none=True, metadata={"description": "The folded game's last seq, "
+                                                                                      "status and result."})
 
 
 class PhaseSchema(Schema):

@@ -26,7 +26,7 @@ RESPONSE_SCHEMAS = ("ErrorBody", "Error", "CreatedGame", "Joined", "Receipt", "A
                     "Audit", "Game", "Phase", "GamePlayer", "You", "Health", "Started", "Replay", "ReplayFrame",
                     "Export", "Report", "GameTypes", "GameType", "GameSummary", "GamesPage", "MyGames", "MyGame",
                     "RefusedToken", "Warning", "Started", "OpenedPhase", "ListedPhase", "PlayerCounts", "ByOption",
-                    "ActionInfo")
+                    "ActionInfo", "Divergence", "Difference", "HashChain", "AuditOutcomes", "AuditFinal")
 
 
 def _platform_schemas(spec: APISpec) -> None:

@@ -51,6 +51,22 @@ EVENTS = ("Each event as the caller may see it: another player's sealed order cu
           "over. " + OPTIONAL_TOKEN)
 
 
+def _viewer_param() -> dict[str, Any]:
+    return {"name": "as", "in": "query", "required": False, "schema": {"type": "string"}, "example": "public",
+            "description": "Whose view to show instead of the caller's own: public, gm, or a player id (p1, p2 ...), "
+            "exactly as that viewer's own token would get it. The game's GM may name any of them; a player only "
+            "their own id or public; without a token, only public. Left out: the caller's own view."}
+
+
+def _as_refusals(answers: dict[str, Any]) -> dict[str, Any]:
+    """The 403 and 422 an ``as`` (or ``at``) may get, said in the operation's own words."""
+    answers["403"]["description"] = ("forbidden: `as` names another viewer than the caller's own or the public, and "
+                                     "the caller is not the game's GM (whether that player exists is not said).")
+    answers["422"]["description"] = ("invalid: the GM's `as` names no player of the game (details.as), or a number "
+                                     "is out of range (details names it: at beyond the log's seq ...).")
+    return answers
+
+
 def _events_parameters() -> list[dict[str, Any]]:
     return [query_param("after", "Only events with a larger seq (0-2^53; past the end: an empty page)"),
             query_param("limit", "At most this many (1-1000)", 1, 1000)]
@@ -112,12 +128,13 @@ def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "/v1/games/{game_id}/replay", {"get": {
         "operationId": "getReplay", "tags": ["Games"], "summary": "The caller's view after each event, or at one seq",
         "description": "With at: one frame (seq, event, view); at beyond the log's last seq is 422. Otherwise the "
-        "frames after `after`, whose rules are those of /events: past the end, an empty page. " + OPTIONAL_TOKEN,
+        "frames after `after`, whose rules are those of /events: past the end, an empty page. With `as`, the view "
+        "(events and game) of the viewer it names, byte for byte what their own token gets. " + OPTIONAL_TOKEN,
         "parameters": gid + [
-            query_param("at", "One seq (422 beyond the log)", 1),
+            query_param("at", "One seq (422 beyond the log)", 1), _viewer_param(),
             query_param("after", "Only frames with a larger seq (0-2^53; past the end: an empty page)"),
             query_param("limit", "Frames (1-500)", 1, 500)],
-        "responses": responses(200, "Replay", 401, 404, 422)}}
+        "responses": _as_refusals(responses(200, "Replay", 401, 403, 404, 422))}}
     for part, op, schema, summary in [("audit", "auditGame", "Audit", "Re-fold and check everything"),
                                       ("export", "exportGame", "Export", "The whole log, self-contained")]:
         yield f"/v1/games/{{game_id}}/{part}", {"get": {
@@ -134,12 +151,16 @@ def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
         "responses": responses(200, "Report", 401, 404, 409, 422)}}
     yield "/v1/games/{game_id}/board.svg", {"get": {
         "operationId": "getBoardSvg", "tags": ["Games"], "summary": "The board as SVG, drawn from the caller's view",
-        "description": "What the caller's view of the game shows, as a picture a forum post can embed; 409 before "
-        "the start. " + OPTIONAL_TOKEN, "parameters": gid,
-        "responses": {"200": {"description": "Success: the SVG itself, or with Accept: application/json the SVG "
-                              "as a string and the seq it was drawn at", "content": {
-                                  "image/svg+xml": {"schema": {"type": "string"}}, **json_content("BoardPicture")}},
-                      **error_responses(401, 404, 409)}}}
+        "description": "What the caller's view of the game shows (or the view `as` names), now or just after the "
+        "event `at`, as a picture a forum post can embed; 409 not_started before the start (or at a seq before it). "
+        + OPTIONAL_TOKEN, "parameters": gid + [
+            query_param("at", "Draw the board as it was just after this seq (1 to the game's seq; beyond: 422); "
+                        "the JSON answer's seq is then this at", 1), _viewer_param()],
+        "responses": _as_refusals({"200": {"description": "Success: the SVG itself, or with Accept: application/json "
+                                           "the SVG as a string and the seq it was drawn at", "content": {
+                                               "image/svg+xml": {"schema": {"type": "string"}},
+                                               **json_content("BoardPicture")}},
+                                   **error_responses(401, 403, 404, 409, 422)})}}
     yield "/v1/replays/verify", {"post": {"operationId": "verifyExport", "tags": ["Games"], "summary": "Verify an "
                                           "exported log offline", "requestBody": request_body("ExportFile", {
                                               "format": "arbiter-export/1", "game_id": "g0123456789abcdef",

@@ -1,11 +1,12 @@
 """The statuses a schema-valid request may get from the rules of the game, which no JSON Schema can say (409 not
-now, 422 a rule broken), and replay's 422 for an ``at`` beyond the log: one schemathesis config block for the fuzz
-and the stateful tests."""
+now, 422 a rule broken), and those of replay and board.svg: 422 for an ``at`` beyond the log or a GM's ``as`` naming
+no player, 403 for an ``as`` naming another viewer than one's own, 409 for a board before the start: one
+schemathesis config block for the fuzz and the stateful tests."""
 from __future__ import annotations
 
 
 def rule_statuses(posts: str) -> str:
-    """``[[operations]]`` blocks for the POSTs matching the regex ``posts`` and for replay."""
+    """``[[operations]]`` blocks for the POSTs matching the regex ``posts`` and for replay and board.svg."""
     return r"""
 [[operations]]
 include-path-regex = '%s'
@@ -15,4 +16,8 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404",
 [[operations]]
 include-path = "/v1/games/{game_id}/replay"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
+
+[[operations]]
+include-path = "/v1/games/{game_id}/board.svg"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 """ % posts
