@@ -163,7 +163,7 @@ _REBOUND = _null(_obj({"round": _I, "player_id": _S}))
 _PURCHASES = _list(_obj({"round": _I, "garnets": _I, "gold": _I}))
 _WON = _list(_obj({"round": _I, "packet": _S, "paid": _I, "contents": _PACKET}))
 _ROUND = _obj({"round": _I, "options": _map(_MOVES, "option letter")})
-_ELIMINATION = _obj({"candidates": _list(_S), "decided_by": _S, "ec": _null(_S), "voters": _list(_S)},
+_ELIMINATION = _obj({"candidates": _list(_S), "decided_by": _null(_S), "ec": _null(_S), "voters": _list(_S)},
                     {"votes": _map(_S)}, "The Elimination Candidate's choice (votes once the game is over).")
 
 HINT = _obj({}, {

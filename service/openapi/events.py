@@ -18,8 +18,8 @@ from typing import Any
 from engines.contract import Engine
 from engines.shapes import BOOLEAN, INTEGER, STRING, array, by, nullable, obj
 from service import schemas
-from service.openapi.games import shown_options
-from service.openapi.parts import clean, converter, pascal, ref
+from service.openapi.games import join_fields, shown_options
+from service.openapi.parts import clean, converter, pascal, properties_of, ref
 
 DATE_TIME = {"type": "string", "format": "date-time"}
 # The event types whose data holds a game's own parts: each game type has its own schema of these.
@@ -30,12 +30,6 @@ GAME_SPECIFIC = ("game.created", "player.joined", "game.started", "action.submit
 def event_name(kind: str, p: str = "") -> str:
     """``phase.resolved`` -> ``PhaseResolvedEvent``; with a game type's prefix, its own: ``ExtremeWaysPhase...``."""
     return f"{p if kind in GAME_SPECIFIC else ''}{pascal(kind)}Event"
-
-
-def _fields_of(schema: Any) -> dict[str, Any]:
-    """The properties of a marshmallow schema as the document spells them (no defaults: these are answers)."""
-    properties = clean(converter().schema2jsonschema(schema))["properties"]
-    return {name: {k: v for k, v in prop.items() if k != "default"} for name, prop in properties.items()}
 
 
 def generic_parts() -> dict[str, dict[str, Any]]:
@@ -64,12 +58,10 @@ def outcome_record() -> dict[str, Any]:
 
 def typed_parts(engine: Engine, p: str) -> dict[str, dict[str, Any]]:
     """A game type's own parts: its options (as shown), sign-up fields, orders, outcome records and result."""
-    fields = _fields_of(engine.join_schema) if engine.join_schema is not None else {}
     orders = {a.name: f"#/components/schemas/{p}{pascal(a.name)}" for a in engine.actions.values()}
     return {
         "options": ref(shown_options(engine)),
-        "fields": {"type": "object", "properties": fields, "description": f"{engine.meta.title}'s sign-up fields; "
-                   "private ones only to that player, the GM, and everyone once the game is over."},
+        "fields": join_fields(engine),
         "action": {"oneOf": [{"$ref": target} for target in orders.values()], "description": "The order as "
                    "recorded, defaults filled in.", "discriminator": {"propertyName": "type", "mapping": orders}},
         "record": ref(f"{p}Outcome"),
@@ -84,7 +76,7 @@ def _described(schema: dict[str, Any], text: str) -> dict[str, Any]:
 
 def _datas(part: dict[str, dict[str, Any]]) -> dict[str, tuple[dict[str, Any], str]]:
     """Each event type's data, and what the event says."""
-    created, reason = _fields_of(schemas.CreateGameSchema), _fields_of(schemas.ReasonSchema)["reason"]
+    created, reason = properties_of(schemas.CreateGameSchema), properties_of(schemas.ReasonSchema)["reason"]
     phase, opened = {**INTEGER, "description": "The number of the phase it was sent in."}, ref("OpenedPhase")
     follows = {"next": {"allOf": [opened], "nullable": True, "description": "The phase it opens; null: the game is "
                         "over."}, "result": _described(part["result"], "With next null: the game's result."),
@@ -101,7 +93,7 @@ def _datas(part: dict[str, dict[str, Any]]) -> dict[str, tuple[dict[str, Any], s
             "seed_commitment": {**STRING, "description": "sha256 of the seed."}},
             {"reveal_at_end": {**created["reveal_at_end"], "description": "Left out by logs from before the choice: "
                                "everything."}}), "The game, as created."),
-        "player.joined": (obj({"player_id": STRING, "name": _fields_of(schemas.JoinNameSchema)["name"],
+        "player.joined": (obj({"player_id": STRING, "name": properties_of(schemas.JoinNameSchema)["name"],
                                "fields": part["fields"]}, member), "A player signed up (after the start: joined)."),
         "game.started": (obj({"setup": _described(part["record"], "The setup drawn."), "phase": opened}),
                          "Sign-up closed and the first phase opened."),

@@ -7,7 +7,7 @@ from typing import Any
 
 from engines.contract import Engine
 from service import schemas
-from service.openapi.parts import clean, converter, lift, pascal, ref
+from service.openapi.parts import clean, converter, lift, pascal, properties_of, ref
 
 
 def options_json_schema(engine: Engine) -> dict[str, Any]:
@@ -75,6 +75,10 @@ def game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, An
     if engine.secret_options:
         out[shown_options(engine)] = _shown_options(engine, out[f"{p}Options"])
     typed = copy.deepcopy(game)
+    player = clean(converter().schema2jsonschema(schemas.GamePlayerSchema))
+    player.pop("additionalProperties", None)  # an answer, which may grow new fields
+    player["properties"]["fields"] = join_fields(engine)
+    typed["properties"]["players"] = {"type": "array", "items": player}
     typed["properties"]["options"] = {"allOf": [ref(shown_options(engine))], "description": game["properties"][
         "options"]["description"]}
     typed["properties"]["state"] = {"allOf": [ref(f"{p}View")], "nullable": True, "description": "The game's "
@@ -84,6 +88,14 @@ def game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, An
     out[f"{p}Game"] = typed
     out[f"{p}CreateGame"] = typed_create(engine, p)
     return out
+
+
+def join_fields(engine: Engine) -> dict[str, Any]:
+    """A game type's sign-up fields as games and logs show them: none required (private ones are cut for others)."""
+    if engine.join_schema is None:
+        return {"type": "object", "properties": {}, "description": f"{engine.meta.title} has no sign-up fields."}
+    return {"type": "object", "properties": properties_of(engine.join_schema), "description": "The sign-up fields of "
+            f"{engine.meta.title}; private ones only to that player, the GM, and everyone once the game is over."}
 
 
 def shown_options(engine: Engine) -> str:

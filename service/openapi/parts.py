@@ -34,6 +34,12 @@ def converter() -> OpenAPIConverter:
         "x", "1", "3.0.3", plugins=[MarshmallowPlugin()]))
 
 
+def properties_of(schema: Any) -> dict[str, Any]:
+    """The properties of a marshmallow schema as the document spells them, without defaults (for answers)."""
+    properties = clean(converter().schema2jsonschema(schema))["properties"]
+    return {name: {k: v for k, v in prop.items() if k != "default"} for name, prop in properties.items()}
+
+
 def pascal(name: str) -> str:
     """``extreme-ways`` -> ``ExtremeWays``, ``gm.set_garnets`` -> ``GmSetGarnets``: component names."""
     return "".join(part[:1].upper() + part[1:] for part in name.replace(".", "-").replace("_", "-").split("-"))
@@ -135,9 +141,13 @@ def _spare_the_parsers_local(schema: dict[str, Any]) -> None:
 
 
 def nullable_ref(prop: dict[str, Any]) -> None:
-    """apispec writes a nullable Nested as anyOf [$ref, {type: object, nullable}], which any object matches;
-    OpenAPI 3.0's idiom is allOf [$ref] with nullable, which only the referenced shape (or null) matches."""
+    """apispec writes a nullable Nested as anyOf [$ref, {type: object, nullable}] (in either order), which any
+    object matches; OpenAPI 3.0's idiom is allOf [$ref] with nullable, which only the referenced shape (or null)
+    matches."""
     options = prop.get("anyOf")
-    if isinstance(options, list) and len(options) == 2 and "$ref" in options[0] and options[1].get("nullable"):
+    if not isinstance(options, list) or len(options) != 2:
+        return
+    refs = [o for o in options if "$ref" in o]
+    if len(refs) == 1 and any(o.get("nullable") and "$ref" not in o for o in options):
         del prop["anyOf"]
-        prop.update(allOf=[options[0]], nullable=True)
+        prop.update(allOf=refs, nullable=True)

@@ -73,7 +73,8 @@ def test_a_recorded_game_as_exported_matches_both_schemas(path: Path) -> None:
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
 def test_a_recorded_game_read_through_the_api_matches_both_schemas(path: Path, ctx: Context, api: Api) -> None:
     """The game stored up to its last event (still running: others' sealed orders and outcome records cut), read by
-    its GM, its first player and the public, on the generic route and its game type's own."""
+    its GM, its first player and the public, on the generic route and its game type's own; and the typed game itself
+    (its options, players' sign-up fields, state) as each of them reads it."""
     recorded = json.loads(path.read_text())
     events, game_id, game_type = recorded["events"][:-1], recorded["game_id"], recorded["type"]
     tokens = {token_field(digest(GM_TOKEN)): role_value("gm", digest(GM_TOKEN)),
@@ -87,6 +88,9 @@ def test_a_recorded_game_read_through_the_api_matches_both_schemas(path: Path, c
             assert [e["seq"] for e in shown] == [e["seq"] for e in events]
             _check(shown, game_type, f"{path.stem} as {viewer} on {route}")
             seen[viewer] = shown
+        status, game = api.get(f"/game-types/{game_type}/games/{game_id}", token)
+        assert status == 200 and not problems(_validator(f"{pascal(game_type)}Game"), game), (viewer, problems(
+            _validator(f"{pascal(game_type)}Game"), game))
     assert seen["gm"] == events  # the GM's view is the log itself: what the recorded game was checked as
     hidden = registry.latest(game_type).meta.hidden_information
     assert not hidden or seen["public"] != events, "nothing was cut for the public: the cut forms went unchecked"
