@@ -182,7 +182,15 @@ def _typed_paths(engine: Engine, gid: list[dict[str, Any]], token: list[dict[str
         "StartGame": link("startGame", "The GM starts it.", _CREATED, _GM),
         "GmAction": link(f"submit{p}Action", "A GM action.", _CREATED, _GM),
         "GmGame": link(f"get{p}Game", "The game as its GM sees it.", _CREATED, _GM),
-        "Events": link(f"list{p}Events", "Its log, typed.", _CREATED)}
+        "Events": link(f"list{p}Events", "Its log, typed.", _CREATED),
+        "GmEvents": link(f"list{p}Events", "Its log as its GM sees it.", _CREATED, _GM),
+        "Audit": link("auditGame", "The GM's audit.", _CREATED, _GM),
+        "Export": link("exportGame", "The GM's export.", _CREATED, _GM)}
+    joined = responses(201, "Joined", 400, 401, 403, 404, 409, 413, 422)
+    joined["201"]["links"] = {
+        "PlayerGame": link(f"get{p}Game", "The game as this player sees it.", _JOINED, _PLAYER),
+        "Order": link(f"submit{p}Action", "This player's order.", _JOINED, _PLAYER),
+        "PlayerEvents": link(f"list{p}Events", "The log as this player sees it.", _JOINED, _PLAYER)}
     yield base, {"post": {
         "operationId": f"create{p}Game", "tags": [title], "summary": f"Create a {title} game (with the admin token "
         "if the server has one)", "requestBody": request_body(f"{p}CreateGame", typed_create(engine, p)["example"]),
@@ -197,7 +205,7 @@ def _typed_paths(engine: Engine, gid: list[dict[str, Any]], token: list[dict[str
     yield f"{base}/{{game_id}}/players", {"post": {
         "operationId": f"join{p}Game", "tags": [title], "summary": f"Join a {title} game",
         "description": OPTIONAL_TOKEN, "parameters": gid, "requestBody": request_body(f"{p}Join", {"name": "Ann"}),
-        "responses": responses(201, "Joined", 400, 401, 403, 404, 409, 413, 422)}}
+        "responses": joined}}
     yield f"{base}/{{game_id}}/actions", {"post": {
         "operationId": f"submit{p}Action", "tags": [title], "summary": f"Send a {title} order or a GM action",
         "parameters": gid + [idempotency_header()], "security": token,
