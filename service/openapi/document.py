@@ -13,7 +13,7 @@ from flask import Flask
 
 from engines import registry
 from engines.contract import Engine
-from service import schemas
+from service import answers, schemas
 from service.http import reply
 from service.openapi.events import event_schemas
 from service.openapi.games import game_schemas, gm_orders, join_json_schema
@@ -34,7 +34,8 @@ def _platform_schemas(spec: APISpec) -> None:
                  "Health", "Started", "Replay", "ReplayFrame", "Export", "Report", "GameTypes", "GameSummary",
                  "GamesPage", "MyGamesRequest", "MyGames"):
         if name not in spec.components.schemas:  # registered already as a nested schema of one before it
-            spec.components.schema(name, schema=getattr(schemas, f"{name}Schema"))
+            spec.components.schema(name, schema=getattr(answers, f"{name}Schema", None) or getattr(
+                schemas, f"{name}Schema"))
 
 
 @lru_cache(maxsize=1)

@@ -17,7 +17,7 @@ from typing import Any
 
 from engines.contract import Engine
 from engines.shapes import BOOLEAN, INTEGER, STRING, array, by, nullable, obj
-from service import schemas
+from service import answers, schemas
 from service.openapi.games import join_fields, shown_options
 from service.openapi.parts import clean, converter, pascal, properties_of, ref
 
@@ -133,12 +133,12 @@ def _union(names: dict[str, str], description: str) -> dict[str, Any]:
 def event_schemas(page: dict[str, Any], engines: list[Engine]) -> dict[str, dict[str, Any]]:
     """The events' components: the generic ``Event`` union and its members, and per game type ``<Type>Event``
     and ``<Type>EventsPage`` (``page``: the generic EventsPage)."""
-    envelope = clean(converter().schema2jsonschema(schemas.EventSchema))
+    envelope = clean(converter().schema2jsonschema(answers.EventSchema))
     envelope.pop("additionalProperties", None)  # answers may grow new fields
     out = {"OutcomeRecord": outcome_record(), "SealedOrder": obj({"phase": INTEGER, "sealed": {
         **BOOLEAN, "description": "Always true."}}, description="Another player's sealed order: only its phase, "
         "until the game is over (its sender reads \"sealed\").")}
-    kinds = list(schemas.EVENT_TYPES)
+    kinds = list(answers.EVENT_TYPES)
     for kind, (data, says) in _datas(generic_parts()).items():
         out[event_name(kind)] = _event(envelope, kind, data, says)
     out["Event"] = _union({kind: event_name(kind) for kind in kinds}, "An event of the log, by its type (any game "

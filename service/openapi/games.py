@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from engines.contract import Engine
-from service import schemas
+from service import answers, schemas
 from service.openapi.parts import clean, converter, lift, pascal, properties_of, ref
 
 
@@ -75,7 +75,7 @@ def game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, An
     if engine.secret_options:
         out[shown_options(engine)] = _shown_options(engine, out[f"{p}Options"])
     typed = copy.deepcopy(game)
-    player = clean(converter().schema2jsonschema(schemas.GamePlayerSchema))
+    player = clean(converter().schema2jsonschema(answers.GamePlayerSchema))
     player.pop("additionalProperties", None)  # an answer, which may grow new fields
     player["properties"]["fields"] = join_fields(engine)
     typed["properties"]["players"] = {"type": "array", "items": player}

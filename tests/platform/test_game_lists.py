@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from runtime.context import Context
-from service.schemas import GamesPageSchema, MyGamesSchema
+from service.answers import GamesPageSchema, MyGamesSchema
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api
 

@@ -12,7 +12,7 @@ from eventlog import clock
 from cli import simulate
 from runtime.context import Context
 from service.openapi import document
-from service.schemas import GameSchema
+from service.answers import GameSchema
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api
 
