@@ -56,8 +56,8 @@ def game_schemas(engine: Engine, game: dict[str, Any]) -> dict[str, dict[str, An
     for action in engine.actions.values():
         body = order_schema(engine, action.name, action.schema, action.description, action.example)
         if action.actor == "player":
-            body["properties"]["on_behalf_of"] = {"type": "string", "description": "GM only: the player whose "
-                                                  "order this is."}
+            body["properties"]["on_behalf_of"] = {"type": "string", "nullable": True, "description": "GM only: the "
+                                                  "player whose order this is (null or left out: the sender's own)."}
         out[f"{p}{pascal(action.name)}"] = clean(body)
         mapping[action.name] = f"#/components/schemas/{p}{pascal(action.name)}"
     mapping.update({name: f"#/components/schemas/{pascal(name)}" for name in [*schemas.GM_ACTIONS, schemas.QUIT]})
