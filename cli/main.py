@@ -145,6 +145,9 @@ def cmd_up(args: argparse.Namespace) -> int:
     else:
         lock = None
         print(f"Redis at {env['REDIS_URL']} (REDIS_URL)", flush=True)
+    # The console's pages follow games from this stream process (unless ARBITER_STREAM_URL names a public one).
+    browsers_reach = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    env.setdefault("ARBITER_STREAM_URL", f"http://{browsers_reach}:{args.stream_port}/v1")
     children = [
         subprocess.Popen([sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS, "--bind", f"{args.host}:{args.port}",
                           "service.wsgi:app"], env=env),

@@ -28,6 +28,14 @@ class Settings:
     # Seconds any one Redis exchange may take (connect, command, reply): a frozen or partitioned
     # Redis then costs a request this long before its 503, never a hang (ARBITER_REDIS_TIMEOUT).
     redis_timeout: float = 1.0
+    # The stream process's base URL as browsers reach it (``…/v1``, ARBITER_STREAM_URL; ``arbiter up`` sets its own):
+    # the console's pages follow games live from it.  None: they poll the API.
+    stream_url: str | None = None
+
+    @property
+    def stream_origin(self) -> str | None:
+        """The stream's origin (scheme://host[:port]), the one other place the console's pages may connect to."""
+        return origin(self.stream_url) if self.stream_url else None
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -48,6 +56,7 @@ class Settings:
             redis_cluster=cluster,
             append_notices=_flag("ARBITER_APPEND_NOTICES", default=True),
             redis_timeout=_seconds("ARBITER_REDIS_TIMEOUT", 1.0),
+            stream_url=stream_base(os.environ.get("ARBITER_STREAM_URL", "")),
         )
 
 
@@ -62,6 +71,31 @@ def check_cluster_queue(redis_url: str, queue_url: str | None) -> None:
     if address(queue_url) == address(redis_url):
         raise ConfigError(f"ARBITER_QUEUE_URL ({address(queue_url)}) points at the event store's cluster node; "
                           "RQ cannot run on Redis Cluster: give the queue a separate, plain Redis.")
+
+
+def stream_base(raw: str) -> str | None:
+    """ARBITER_STREAM_URL checked: an http(s) URL with a host, its path ending in /v1, nothing after (no user, query
+    or fragment); None if unset."""
+    url = raw.strip().rstrip("/")
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises for a port that is not a number)
+    except ValueError:
+        parts = None
+    if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.username
+            or parts.query or parts.fragment or not parts.path.endswith("/v1")
+            or any(c.isspace() or c in ";,'\"" for c in url)):
+        raise ConfigError("ARBITER_STREAM_URL must be the stream process's base URL as browsers reach it, "
+                          f"e.g. http://127.0.0.1:8001/v1 (http or https, ending in /v1, no user, query or fragment).")
+    return url
+
+
+def origin(url: str) -> str:
+    """scheme://host[:port] of a URL (what a Content-Security-Policy names)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def address(url: str) -> str:

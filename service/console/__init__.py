@@ -5,19 +5,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template
+from flask import Blueprint, current_app, render_template
 
 console = Blueprint("console", __name__, url_prefix="/console", template_folder="templates",
                     static_folder="static", static_url_path="/static")
 
-# No inline script or style, nothing from another origin; the board pictures are blob: URLs of the API's own SVG.
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
+# No inline script or style, nothing from another origin but the stream process's (connect-src, where one is set);
+# the board pictures are blob: URLs of the API's own SVG.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'{stream}; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def _stream_url() -> str:
+    """The stream process's base URL (runtime/config.py), which the pages follow games from; '' where there is none."""
+    return current_app.config["ARBITER_SETTINGS"].stream_url or ""
+
+
+@console.context_processor
+def _settings() -> dict[str, Any]:
+    return {"stream_url": _stream_url()}
 
 
 @console.after_request
 def _lock_down(response: Any) -> Any:
-    response.headers["Content-Security-Policy"] = CSP
+    origin = current_app.config["ARBITER_SETTINGS"].stream_origin
+    response.headers["Content-Security-Policy"] = CSP.format(stream=f" {origin}" if origin else "")
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Frame-Options"] = "DENY"

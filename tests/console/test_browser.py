@@ -39,6 +39,35 @@ def _select(driver: Any, element_id: str, value: str) -> None:
     Select(driver.find_element("id", element_id)).select_by_value(value)
 
 
+def _content(driver: Any, element_id: str) -> str:
+    """An element's text, shown or folded away in a closed <details>."""
+    return driver.find_element("id", element_id).get_attribute("textContent")
+
+
+def _picture(driver: Any, element_id: str) -> bool:
+    """Whether the page shows a picture in that <img> (drawn and loaded)."""
+    return driver.execute_script("const img = document.getElementById(arguments[0]);"
+                                 "return !img.hidden && img.complete && img.naturalWidth > 0;", element_id)
+
+
+def _same_picture(driver: Any, element_id: str, svg: str) -> Any:
+    """Whether the page's <img> shows ``svg``, pixel for pixel (both drawn on a canvas in the page; the page's CSP
+    lets no script read the blob: it shows)."""
+    return driver.execute_async_script(
+        "const [id, svg, done] = arguments, shown = document.getElementById(id), other = new Image();"
+        "const draw = (img) => { const c = document.createElement('canvas'); c.width = img.naturalWidth;"
+        "  c.height = img.naturalHeight; c.getContext('2d').drawImage(img, 0, 0); return c.toDataURL(); };"
+        "other.onload = () => { try { done(draw(shown) === draw(other)); } catch (e) { done(String(e)); } };"
+        "other.onerror = () => done('the expected picture did not load');"
+        "other.src = URL.createObjectURL(new Blob([svg], {type: 'image/svg+xml'}));", element_id, svg)
+
+
+def _svg(base: str, gid: str, token: str | None, at: int) -> tuple[int, str]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    answer = requests.get(f"{base}/v1/games/{gid}/board.svg?at={at}", headers=headers, timeout=10)
+    return answer.status_code, answer.text
+
+
 def _top_event(driver: Any) -> str:
     return driver.find_element("css selector", "#timeline li summary").text
 
@@ -94,26 +123,34 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     wait_for(browser, lambda: f'"seq":{bid_seq},' in _text(browser, "receipts"), "the bid among the receipts")
     assert '"amount":7' in _text(browser, "receipts")
 
-    # Back on the GM page the timeline has moved; the GM adds p1's token to view the game as p1.
+    # Back on the GM page the timeline has moved (polled: this server names no stream process).
     browser.get(f"{base}/console/games/{gid}")
     _paste_token(browser, gm)
     wait_for(browser, lambda: f"#{bid_seq} action.submitted by p2" in _top_event(browser), "the bid on the timeline")
-    browser.find_element("id", "extra-token").send_keys(tokens["p1"])
-    browser.find_element("css selector", "#extra-token-form button[type=submit]").click()
-    wait_for(browser, lambda: "Added p1" in _text(browser, "gm-result"), "p1's token added")
+    assert _text(browser, "live-mode").startswith("polling") and "names no stream" in _text(browser, "live-mode")
+    assert not browser.find_elements("id", "extra-token")  # "view as" needs the GM's token only
 
-    # Replay at the bid: the GM sees the amount, p1 sees it sealed; one step back is the GM's resumption.
-    wait_for(browser, lambda: '"amount": 7' in _text(browser, "replay-event"), "the GM's view of the bid")
-    _select(browser, "replay-as", "p:p1")
-    wait_for(browser, lambda: '"sealed": true' in _text(browser, "replay-event"), "p1's view of the bid, cut")
-    assert '"amount"' not in _text(browser, "replay-event") and _text(browser, "replay-note") == ""
-    _select(browser, "replay-as", "p:p3")
-    wait_for(browser, lambda: "public view" in _text(browser, "replay-note"), "the note on p3's view")
-    wait_for(browser, lambda: '"amount": 7' in _text(browser, "replay-gm"), "the GM's frame beside the public one")
-    assert '"sealed": true' in _text(browser, "replay-event")
+    # Replay at the bid, with the board as each viewer saw it: the GM and p2 see the amount, p1 and the public see
+    # it sealed; one step back is the GM's resumption.
+    wait_for(browser, lambda: '"amount": 7' in _content(browser, "replay-event"), "the GM's view of the bid")
+    wait_for(browser, lambda: _picture(browser, "replay-board"), "the board in the replay")
+    assert f"#{bid_seq} action.submitted by p2" in _text(browser, "replay-line")
+    for viewer, sealed in (("p1", True), ("p2", False), ("public", True), ("p3", True), ("gm", False), ("p2", False)):
+        _select(browser, "replay-as", viewer)
+        label = {"public": "Public", "gm": "GM"}.get(viewer, f"({viewer})")
+        wait_for(browser, lambda: _text(browser, "replay-line").endswith(f"{label} saw it"), f"the view as {viewer}")
+        assert ('"amount": 7' in _content(browser, "replay-event")) != sealed
+        assert ('"sealed": true' in _content(browser, "replay-event")) == sealed
+        wait_for(browser, lambda: _picture(browser, "replay-board"), f"the board as {viewer} saw it")
+    status, own = _svg(base, gid, tokens["p2"], bid_seq)
+    assert status == 200 and _same_picture(browser, "replay-board", own) is True  # p2's own token's board then
+    status, p1s = _svg(base, gid, tokens["p1"], bid_seq)
+    assert status == 200 and _same_picture(browser, "replay-board", p1s) is False  # another player's is not it
     browser.find_element("id", "replay-back").click()
     wait_for(browser, lambda: _text(browser, "replay-at") == str(bid_seq - 1), "one step back")
-    wait_for(browser, lambda: '"type": "gm.resume"' in _text(browser, "replay-event"), "the resumption, replayed")
+    wait_for(browser, lambda: '"type": "gm.resume"' in _content(browser, "replay-event"), "the resumption, replayed")
+    browser.find_element("css selector", "#replay-event-box summary").click()  # the JSON opens below the picture
+    assert '"type": "gm.resume"' in _text(browser, "replay-event")
 
     # The audit checks out; a tampered export is refused at the seq that was changed.
     browser.find_element("id", "audit-run").click()
@@ -152,6 +189,8 @@ def test_a_finished_game_shows_its_seed_and_a_resealed_forgery_is_caught_where_i
     browser.get(f"{base}/console/games/{gid}")
     wait_for(browser, lambda: "matches the commitment" in _text(browser, "g-seed"), "the revealed seed")
     assert _text(browser, "g-status") == "finished" and "console-finished" in _text(browser, "g-seed")
+    wait_for(browser, lambda: _text(browser, "live-mode") == "the game is over (nothing more to follow)",
+             "the timeline to say it is complete")
 
     # A forger lowers the largest first-round bid and re-seals the chain: every hash holds, the auction does not.
     forged = requests.get(f"{base}/v1/games/{gid}/export", timeout=10).json()
@@ -168,7 +207,11 @@ def test_a_finished_game_shows_its_seed_and_a_resealed_forgery_is_caught_where_i
     wait_for(browser, lambda: "check" in _text(browser, "verify-verdict"), "the verdict")
     verdict = _text(browser, "verify-verdict")
     assert f"first divergence at seq {resolved} (recompute)" in verdict, verdict
-    assert "Recorded" in verdict and '"phase.resolved"' in verdict  # the recorded event beside the difference
+    # Recorded and recomputed side by side: the rows are the API's differences, each value in its column.
+    expected = requests.post(f"{base}/v1/replays/verify", json=forged, timeout=30).json()["divergences"][0]
+    assert expected["seq"] == resolved and expected["differences"]
+    assert _difference_rows(browser, "verify-verdict") == _rows_of(expected)
+    assert '"phase.resolved"' in _content(browser, "verify-verdict")  # the recorded event, folded below
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
     # The same forgery written into the store as another game: the page's audit names the seq, the recorded event
@@ -180,7 +223,23 @@ def test_a_finished_game_shows_its_seed_and_a_resealed_forgery_is_caught_where_i
     browser.find_element("id", "audit-run").click()
     wait_for(browser, lambda: "check" in _text(browser, "audit-result"), "the audit")
     audit = _text(browser, "audit-result")
-    assert f"first divergence at seq {resolved} (recompute)" in audit and '"phase.resolved"' in audit, audit
+    assert f"first divergence at seq {resolved} (recompute)" in audit, audit
+    assert _difference_rows(browser, "audit-result") == _rows_of(expected)
+    assert '"phase.resolved"' in _content(browser, "audit-result")
+
+
+def _difference_rows(driver: Any, element_id: str) -> list[list[str]]:
+    return [[cell.text for cell in row.find_elements("css selector", "th, td")]
+            for row in driver.find_elements("css selector", f"#{element_id} table.diff tbody tr")]
+
+
+def _rows_of(divergence: dict[str, Any]) -> list[list[str]]:
+    """The rows the page should show for the API's ``differences``, values as compact JSON."""
+    def shown(value: Any, absent: bool) -> str:
+        return "(absent)" if absent else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+    return [[d["path"], shown(d["recorded"], d["missing"] == "recorded"),
+             shown(d["recomputed"], d["missing"] == "recomputed")] for d in divergence["differences"]]
 
 
 def test_the_game_page_fits_a_phone_and_works_from_the_keyboard(stack: Any) -> None:

@@ -1,0 +1,30 @@
+"""`arbiter up` names its own stream process to the console's pages, which may connect to that origin only."""
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import requests
+
+from tests.platform.test_readme_play import arbiter_up  # noqa: F401  (a fixture, found by name)
+
+
+def test_arbiter_up_names_its_stream_to_the_console(arbiter_up: tuple[str, subprocess.Popen],  # noqa: F811
+                                                    tmp_path: Path) -> None:
+    api, _ = arbiter_up
+    said = re.search(r"live streams on (http://127\.0\.0\.1:\d+)/v1/", (tmp_path / "up.log").read_text())
+    assert said, (tmp_path / "up.log").read_text()
+    page = requests.get(api.removesuffix("/v1") + "/console", timeout=10)
+    assert f'data-stream="{said.group(1)}/v1"' in page.text
+    assert f"connect-src 'self' {said.group(1)};" in page.headers["Content-Security-Policy"]
+    deadline = time.monotonic() + 60
+    while True:  # the stream process may still be starting when the API answers
+        try:
+            if requests.get(f"{said.group(1)}/v1/stream-health", timeout=10).status_code == 200:
+                break
+        except requests.ConnectionError:
+            pass
+        assert time.monotonic() < deadline, "the stream process `arbiter up` named did not answer"
+        time.sleep(0.2)
