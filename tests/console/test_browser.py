@@ -122,6 +122,8 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     bid_seq = int(_text(browser, "order-result").split("seq ", 1)[1].split(",")[0])
     wait_for(browser, lambda: f'"seq":{bid_seq},' in _text(browser, "receipts"), "the bid among the receipts")
     assert '"amount":7' in _text(browser, "receipts")
+    inner, width = browser.execute_script("return [window.innerWidth, document.documentElement.scrollWidth]")
+    assert width <= inner, f"the player's page scrolls sideways ({width} px in {inner})"  # long receipts wrap
 
     # Back on the GM page the timeline has moved (polled: this server names no stream process).
     browser.get(f"{base}/console/games/{gid}")
