@@ -44,7 +44,7 @@ class Coin(Engine):
         "round": {"type": "integer"}, "called": {"type": "array", "items": {"type": "string"}},
         "scores": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "By player id."},
         "winner": {"type": "string", "nullable": True}}}
-    hint_schema = {"type": "object", "description": "The coin toss offers no hint (never sent)."}
+    hint_schema = {"type": "object", "properties": {}, "description": "The coin toss offers no hint (never sent)."}
     outcome_schema = {"type": "object", "properties": {
         "public": {"type": "object", "properties": {"side": {"type": "string", "enum": ["heads", "tails"]},
                                                     "right": {"type": "array", "items": {"type": "string"}}}},
