@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from typing import Any, Iterator
 from redis import Redis
 
 from cli import embedded_redis
+from cli.processes import stop_all
 from cli.main import GUNICORN_DEFAULTS
 from runtime.config import Settings
 from runtime.context import Context, use
@@ -64,47 +64,6 @@ def child_env(settings: Settings, **extra: str) -> dict[str, str]:
                PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
                PYTHONUNBUFFERED="1", **extra)
     return env
-
-
-def stop_group(process: subprocess.Popen, timeout: float = 15, sig: int = signal.SIGTERM) -> None:
-    """Stop a process we started and every child it made (gunicorn workers, RQ's scheduler): ``sig`` to the
-    group, and SIGKILL to whatever ignores it for ``timeout`` seconds (a worker stuck in a job)."""
-    try:
-        os.killpg(process.pid, sig)
-    except ProcessLookupError:
-        return
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait(timeout=10)
-
-
-def stop_all(processes: list[subprocess.Popen], timeout: float = 15) -> None:
-    """``stop_group`` for several at once: all are asked together and share one grace
-    period (a worker whose work horse hangs otherwise costs its own 15 s, one after another)."""
-    for process in processes:
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    deadline = time.monotonic() + timeout
-    for process in processes:
-        try:
-            process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
-    for process in processes:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)  # whatever is left, a stuck work horse included
-        except ProcessLookupError:
-            pass
-        if process.poll() is None:
-            process.wait(timeout=10)
 
 
 @dataclass

@@ -125,53 +125,54 @@ def _say_which_redis(url: str) -> None:
 
 def cmd_up(args: argparse.Namespace) -> int:
     from cli import data_folder, embedded_redis
+    from cli.processes import stop_all
 
-    env = dict(os.environ)
-    redis_server = None
-    if not env.get("REDIS_URL"):
-        data = Path(args.data)
-        try:
-            lock = data_folder.lock(data)  # held until this process exits
-            binary, version = data_folder.check_server(data, embedded_redis.find_binary())
-        except data_folder.DataFolderError as exc:
-            print(f"arbiter up: {exc}", file=sys.stderr)
-            return 1
-        port = args.redis_port or _port_or_free(6390)
-        redis_server = embedded_redis.start(data / "redis", port, aof=True, own_group=True)
-        data_folder.record_server(data, binary, version)
-        env["REDIS_URL"] = redis_server.url
-        print(f"Redis {version} ({binary}, embedded, AOF in {data / 'redis'}) at {redis_server.url}", flush=True)
-        print(f"For other arbiter commands on this Redis: export REDIS_URL={redis_server.url}", flush=True)
-    else:
-        lock = None
-        print(f"Redis at {env['REDIS_URL']} (REDIS_URL)", flush=True)
-    # The console's pages follow games from this stream process (unless ARBITER_STREAM_URL names a public one).
-    browsers_reach = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
-    env.setdefault("ARBITER_STREAM_URL", f"http://{browsers_reach}:{args.stream_port}/v1")
-    children = [
-        subprocess.Popen([sys.executable, "-m", "gunicorn", *GUNICORN_DEFAULTS, "--bind", f"{args.host}:{args.port}",
-                          "service.wsgi:app"], env=env),
-        subprocess.Popen([sys.executable, "-m", "cli.main", "worker"], env=env),
-        subprocess.Popen([sys.executable, "-m", "cli.main", "worker", "--queues", "webhooks", "--no-sweeper"],
-                         env=env),
-        subprocess.Popen([sys.executable, "-m", "cli.main", "stream", "--host", args.host,
-                          "--port", str(args.stream_port)], env=env),
-    ]
-    print(f"Arbiter API listening on http://{args.host}:{args.port}/v1 (OpenAPI at /v1/openapi.json); "
-          f"live streams on http://{args.host}:{args.stream_port}/v1/games/{{id}}/stream; "
-          "a worker with scheduler and sweeper, and one for webhook deliveries, running. Ctrl-C stops everything.",
-          flush=True)
     stopping = False
 
     def stop(*_: Any) -> None:
         nonlocal stopping
         stopping = True
 
+    # From the first moment: a Ctrl-C while Redis or the others start stops what has started, in order.
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGHUP, stop)  # the terminal closed: stop as for Ctrl-C (Redis, in its own group, gets no HUP)
-    code = 0
+    signal.signal(signal.SIGHUP, stop)  # the terminal closed: stop as for Ctrl-C
+    env = dict(os.environ)
+    redis_server, lock, children, code = None, None, [], 0
     try:
+        if not env.get("REDIS_URL"):
+            data = Path(args.data)
+            try:
+                lock = data_folder.lock(data)  # held until this process exits
+                binary, version = data_folder.check_server(data, embedded_redis.find_binary())
+            except data_folder.DataFolderError as exc:
+                print(f"arbiter up: {exc}", file=sys.stderr)
+                return 1
+            port = args.redis_port or _port_or_free(6390)
+            redis_server = embedded_redis.start(data / "redis", port, aof=True, own_group=True)
+            data_folder.record_server(data, binary, version)
+            env["REDIS_URL"] = redis_server.url
+            print(f"Redis {version} ({binary}, embedded, AOF in {data / 'redis'}) at {redis_server.url}", flush=True)
+            print(f"For other arbiter commands on this Redis: export REDIS_URL={redis_server.url}", flush=True)
+        else:
+            print(f"Redis at {env['REDIS_URL']} (REDIS_URL)", flush=True)
+        # The console's pages follow games from this stream process (unless ARBITER_STREAM_URL names a public one).
+        browsers_reach = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+        env.setdefault("ARBITER_STREAM_URL", f"http://{browsers_reach}:{args.stream_port}/v1")
+        # Each in a process group of its own, so a Ctrl-C at the terminal reaches this process alone, which stops
+        # them (a worker's RQ scheduler, forked a moment after the start, would otherwise die of the SIGINT before
+        # installing its handlers, with a traceback).
+        bind = f"{args.host}:{args.port}"
+        for command in (["gunicorn", *GUNICORN_DEFAULTS, "--bind", bind, "service.wsgi:app"], ["cli.main", "worker"],
+                        ["cli.main", "worker", "--queues", "webhooks", "--no-sweeper"],
+                        ["cli.main", "stream", "--host", args.host, "--port", str(args.stream_port)]):
+            if not stopping:
+                children.append(subprocess.Popen([sys.executable, "-m", *command], env=env, process_group=0))
+        if not stopping:
+            print(f"Arbiter API listening on http://{bind}/v1 (OpenAPI at /v1/openapi.json); "
+                  f"live streams on http://{args.host}:{args.stream_port}/v1/games/{{id}}/stream; "
+                  "a worker with scheduler and sweeper, and one for webhook deliveries, running. "
+                  "Ctrl-C stops everything.", flush=True)
         while not stopping:
             for child in children:
                 if child.poll() is not None:
@@ -179,14 +180,7 @@ def cmd_up(args: argparse.Namespace) -> int:
                     code, stopping = 1, True
             time.sleep(0.5)
     finally:
-        for child in children:
-            if child.poll() is None:
-                child.terminate()
-        for child in children:
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        stop_all(children)
         if redis_server is not None:
             redis_server.stop()
         if lock is not None:

@@ -14,7 +14,7 @@ from typing import Any
 import requests
 
 from runtime.config import Settings
-from bench.common import stop_group
+from cli.processes import stop_group
 from cli.embedded_redis import free_port
 
 

@@ -62,3 +62,39 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
             pass
     with socket.socket() as sock:  # the embedded redis-server stopped with the rest
         assert sock.connect_ex(("127.0.0.1", redis_port)) != 0
+
+
+def test_a_ctrl_c_while_the_stack_is_still_starting_stops_it_quietly(tmp_path: Path) -> None:
+    """Ctrl-C the moment the processes are spawned (a worker's RQ scheduler not yet forked, gunicorn still loading):
+    the terminal's SIGINT reaches `arbiter up` alone, which stops each process and its children; nothing prints a
+    traceback and nothing is left behind."""
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARBITER_QUEUE_URL")}
+    port, redis_port, stream_port = free_port(), free_port(), free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "up", "--port", str(port), "--redis-port", str(redis_port),
+         "--stream-port", str(stream_port), "--data", str(tmp_path / "data")],
+        env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    seen = []
+    try:
+        for line in process.stdout:
+            seen.append(line)
+            if "Arbiter API listening" in line:
+                break
+        assert any("Arbiter API listening" in line for line in seen), "".join(seen)
+        time.sleep(0.3)  # the workers are importing and about to fork their schedulers
+        os.killpg(process.pid, signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+        output = "".join(seen) + output
+        assert process.returncode == 0, output[-3000:]
+        assert "Traceback" not in output and "KeyboardInterrupt" not in output, output[-3000:]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        try:
+            redis.Redis(host="127.0.0.1", port=redis_port, socket_timeout=2).shutdown(nosave=True)
+        except redis.RedisError:
+            pass
+    for listening in (port, stream_port, redis_port):  # the API, the stream and Redis all stopped
+        with socket.socket() as sock:
+            assert sock.connect_ex(("127.0.0.1", listening)) != 0, listening
