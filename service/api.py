@@ -587,3 +587,9 @@ def typed_act(game_type: str, game_id: str) -> Any:
 def typed_events(game_type: str, game_id: str) -> Any:
     _of_type(game_type, game_id)
     return events(game_id)
+
+
+@v1.get("/game-types/<game_type>/games/<game_id>/replay")
+def typed_replay(game_type: str, game_id: str) -> Any:
+    _of_type(game_type, game_id)
+    return replay(game_id)

@@ -87,7 +87,7 @@ def document() -> dict[str, Any]:
             nullable_ref(prop)
     components = document["components"]["schemas"]
     components["CreateGame"]["properties"]["type"]["enum"] = [e.meta.name for e in engines]
-    components.update(event_schemas(components["EventsPage"], engines))
+    components.update(event_schemas(components, engines))
     document["tags"] = [{"name": "Service"}, {"name": "Game types"}, {"name": "Games", "description": "Every game "
                         "type"}, *({"name": e.meta.title, "description": e.meta.summary} for e in engines)]
     follow_live(document)

@@ -130,9 +130,11 @@ def _union(names: dict[str, str], description: str) -> dict[str, Any]:
             "discriminator": {"propertyName": "type", "mapping": mapping}}
 
 
-def event_schemas(page: dict[str, Any], engines: list[Engine]) -> dict[str, dict[str, Any]]:
-    """The events' components: the generic ``Event`` union and its members, and per game type ``<Type>Event``
-    and ``<Type>EventsPage`` (``page``: the generic EventsPage)."""
+def event_schemas(generic: dict[str, dict[str, Any]], engines: list[Engine]) -> dict[str, dict[str, Any]]:
+    """The events' components: the generic ``Event`` union and its members, and per game type ``<Type>Event``,
+    ``<Type>EventsPage`` and ``<Type>Replay`` (``generic``: the components so far, with the generic EventsPage,
+    Replay and ReplayFrame)."""
+    page, replay, frame = generic["EventsPage"], generic["Replay"], generic["ReplayFrame"]
     envelope = clean(converter().schema2jsonschema(answers.EventSchema))
     envelope.pop("additionalProperties", None)  # answers may grow new fields
     out = {"OutcomeRecord": outcome_record(), "SealedOrder": obj({"phase": INTEGER, "sealed": {
@@ -153,4 +155,17 @@ def event_schemas(page: dict[str, Any], engines: list[Engine]) -> dict[str, dict
         typed_page = copy.deepcopy(page)
         typed_page["properties"]["events"]["items"] = ref(f"{p}Event")
         out[f"{p}EventsPage"] = typed_page
+        out.update(_typed_replay(replay, frame, p))
     return out
+
+
+def _typed_replay(replay: dict[str, Any], frame: dict[str, Any], p: str) -> dict[str, dict[str, Any]]:
+    """``<Type>Replay`` and ``<Type>ReplayFrame``: the generic ones with the game type's events and games."""
+    typed_frame, typed_replay = copy.deepcopy(frame), copy.deepcopy(replay)
+    for schema in (typed_frame, typed_replay):
+        for name, target, may_be_null in (("event", f"{p}Event", False), ("view", f"{p}Game", True)):
+            said = schema["properties"][name].get("description")
+            schema["properties"][name] = {"allOf": [ref(target)], **({"nullable": True} if may_be_null else {}),
+                                          **({"description": said} if said else {})}
+    typed_replay["properties"]["frames"]["items"] = ref(f"{p}ReplayFrame")
+    return {f"{p}ReplayFrame": typed_frame, f"{p}Replay": typed_replay}

@@ -51,6 +51,11 @@ EVENTS = ("Each event as the caller may see it: another player's sealed order cu
           "over. " + OPTIONAL_TOKEN)
 
 
+REPLAY = ("With at: one frame (seq, event, view); at beyond the log's last seq is 422. Otherwise the frames after "
+          "`after`, whose rules are those of /events: past the end, an empty page. With `as`, the view (events and "
+          "game) of the viewer it names, byte for byte what their own token gets. " + OPTIONAL_TOKEN)
+
+
 def _viewer_param() -> dict[str, Any]:
     return {"name": "as", "in": "query", "required": False, "schema": {"type": "string"}, "example": "public",
             "description": "Whose view to show instead of the caller's own: public, gm, or a player id (p1, p2 ...), "
@@ -70,6 +75,12 @@ def _as_refusals(answers: dict[str, Any]) -> dict[str, Any]:
 def _events_parameters() -> list[dict[str, Any]]:
     return [query_param("after", "Only events with a larger seq (0-2^53; past the end: an empty page)"),
             query_param("limit", "At most this many (1-1000)", 1, 1000)]
+
+
+def _replay_parameters() -> list[dict[str, Any]]:
+    return [query_param("at", "One seq (422 beyond the log)", 1), _viewer_param(),
+            query_param("after", "Only frames with a larger seq (0-2^53; past the end: an empty page)"),
+            query_param("limit", "Frames (1-500)", 1, 500)]
 
 
 def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -127,14 +138,9 @@ def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
         "responses": responses(200, "EventsPage", 401, 404, 422)}}
     yield "/v1/games/{game_id}/replay", {"get": {
         "operationId": "getReplay", "tags": ["Games"], "summary": "The caller's view after each event, or at one seq",
-        "description": "With at: one frame (seq, event, view); at beyond the log's last seq is 422. Otherwise the "
-        "frames after `after`, whose rules are those of /events: past the end, an empty page. With `as`, the view "
-        "(events and game) of the viewer it names, byte for byte what their own token gets. " + OPTIONAL_TOKEN,
-        "parameters": gid + [
-            query_param("at", "One seq (422 beyond the log)", 1), _viewer_param(),
-            query_param("after", "Only frames with a larger seq (0-2^53; past the end: an empty page)"),
-            query_param("limit", "Frames (1-500)", 1, 500)],
-        "responses": _as_refusals(responses(200, "Replay", 401, 403, 404, 422))}}
+        "description": REPLAY,
+        "parameters": gid + _replay_parameters(), "responses": _as_refusals(responses(200, "Replay", 401, 403, 404,
+                                                                                      422))}}
     for part, op, schema, summary in [("audit", "auditGame", "Audit", "Re-fold and check everything"),
                                       ("export", "exportGame", "Export", "The whole log, self-contained")]:
         yield f"/v1/games/{{game_id}}/{part}", {"get": {
@@ -202,6 +208,10 @@ def _typed_paths(engine: Engine, gid: list[dict[str, Any]], token: list[dict[str
         "operationId": f"list{p}Events", "tags": [title], "summary": f"A {title} game's log, redacted for the caller",
         "description": EVENTS, "parameters": gid + _events_parameters(),
         "responses": responses(200, f"{p}EventsPage", 401, 404, 422)}}
+    yield f"{base}/{{game_id}}/replay", {"get": {
+        "operationId": f"get{p}Replay", "tags": [title], "summary": f"A {title} game's replay: the caller's view "
+        "after each event, or at one seq", "description": REPLAY, "parameters": gid + _replay_parameters(),
+        "responses": _as_refusals(responses(200, f"{p}Replay", 401, 403, 404, 422))}}
     yield f"{base}/{{game_id}}/players", {"post": {
         "operationId": f"join{p}Game", "tags": [title], "summary": f"Join a {title} game",
         "description": OPTIONAL_TOKEN, "parameters": gid, "requestBody": request_body(f"{p}Join", {"name": "Ann"}),

@@ -91,15 +91,31 @@ def test_a_recorded_game_read_through_the_api_matches_both_schemas(path: Path, c
         status, game = api.get(f"/game-types/{game_type}/games/{game_id}", token)
         assert status == 200 and not problems(_validator(f"{pascal(game_type)}Game"), game), (viewer, problems(
             _validator(f"{pascal(game_type)}Game"), game))
+        _check_replay(api, game_type, game_id, token, len(events), viewer)
     assert seen["gm"] == events  # the GM's view is the log itself: what the recorded game was checked as
     hidden = registry.latest(game_type).meta.hidden_information
     assert not hidden or seen["public"] != events, "nothing was cut for the public: the cut forms went unchecked"
 
 
+def _check_replay(api: Api, game_type: str, game_id: str, token: str | None, last: int, viewer: str) -> None:
+    """The typed replay, a page of frames (the last page: the game's end) and one frame at the last seq, against
+    ``<Type>Replay``, closed; each frame's event as on the typed log."""
+    route, p = f"/game-types/{game_type}/games/{game_id}/replay", pascal(game_type)
+    for query in (f"after={max(0, last - 40)}&limit=500", f"at={last}"):
+        status, replay = api.get(f"{route}?{query}", token)
+        assert status == 200, (viewer, query, replay)
+        assert not problems(_validator(f"{p}Replay"), replay), (viewer, query, problems(_validator(f"{p}Replay"),
+                                                                                         replay))
+        frames = replay.get("frames") or [replay]
+        assert frames[-1]["seq"] == last and frames[-1]["view"]["state"] is not None
+        _check([frame["event"] for frame in frames], game_type, f"{game_id} replay as {viewer}")
+
+
 def test_a_game_of_another_type_is_not_found_on_a_typed_log(api: Api) -> None:
     game = new_game(api, players=2)
-    assert api.get(f"/game-types/test-coin/games/{game.id}/events")[0] == 404
-    assert api.get(f"/game-types/extreme-ways/games/{game.id}/events")[0] == 200
+    for part in ("events", "replay"):
+        assert api.get(f"/game-types/test-coin/games/{game.id}/{part}")[0] == 404
+        assert api.get(f"/game-types/extreme-ways/games/{game.id}/{part}")[0] == 200
 
 
 def _coin_game_with_every_event(api: Api, ctx: Context) -> tuple[str, str, dict[str, str]]:

@@ -207,6 +207,11 @@ class Table:
             assert resolved and all(isinstance(e.data.outcome, m(f"{self.p}Outcome")) for e in resolved)
             assert isinstance(resolved[-1].data.result, m(f"{self.p}Result"))
             assert isinstance(page.events[0].data.options, m(shown_options(self.engine)))
+            last = page.events[-1].seq  # the replay at the end: the game's typed event and typed game there
+            frame = self.call(self.tag, f"get{self.p}Replay", self.game_id, client=client, at=last)
+            assert isinstance(frame, m(f"{self.p}Replay")) and frame.seq == last
+            assert type(frame.event).__name__ == event_name(page.events[-1].type_.value, self.p)
+            assert isinstance(frame.view, m(f"{self.p}Game")) and isinstance(frame.view.state, m(f"{self.p}View"))
 
     def read(self, client: Any) -> Any:
         game = self.call(self.tag, f"get{self.p}Game", self.game_id, client=client)
