@@ -156,15 +156,28 @@ _POINT = {**_list(_I), "minItems": 2, "maxItems": 2, "description": "(x, y)"}
 _MOVES = {**_list(_POINT), "minItems": 4, "maxItems": 4, "description": "The four candidate moves."}
 _PACKET = {"type": "object", "additionalProperties": _obj({}, {"true": _POINT, "false": _list(_POINT)}),
            "description": "By option letter: the true move, or false ones, the packet tells."}
+_PACKETS = _map(_PACKET, "packet number")
 _TOKENS = _obj({}, {k: _null(_S) for k in ("highest_x", "highest_y", "lowest_x", "lowest_y")},
                "Each Token of Life's holder (player id).")
 _CHOSEN = _list(_null(_OPTION))
+_RANDOMISED = _map(_OPTION, "round number")
 _REBOUND = _null(_obj({"round": _I, "player_id": _S}))
 _PURCHASES = _list(_obj({"round": _I, "garnets": _I, "gold": _I}))
 _WON = _list(_obj({"round": _I, "packet": _S, "paid": _I, "contents": _PACKET}))
-_ROUND = _obj({"round": _I, "options": _map(_MOVES, "option letter")})
+_TALLY = _map(_I, "candidate")
+_PATHS = _map(_list(_POINT))
+_OFFER = _list(_obj({"round": _I, "options": _map(_MOVES, "option letter")}))
 _ELIMINATION = _obj({"candidates": _list(_S), "decided_by": _null(_S), "ec": _null(_S), "voters": _list(_S)},
-                    {"votes": _map(_S)}, "The Elimination Candidate's choice (votes once the game is over).")
+                    {"votes": _map(_S), "tally": _TALLY},
+                    "The Elimination Candidate's choice (after an EC vote its tally; votes once the game is over).")
+_ANNOUNCEMENT = _null({**_map({"anyOf": [_list(_S), _obj({"players": _list(_S), "amount": _I})]}, "packet number"),
+                       "description": "By packet number: its winners (announce winners) or winners and amount "
+                                      "(winners_and_amounts); null with announce none."})
+# what a Loki's Auction records for the GM: every bid, who got which packet and what they paid
+_AUCTION_SECRET = _obj({"round": _I, "bids": _map(_I), "packets": _map(_list(_S), "packet number"), "paid": _map(_I)})
+# what the Moving Phase makes public (the view's results: its outcome's public part less phase and elimination)
+_RESULT_PARTS = {"distances": _map(_I), "garnets_awarded": _map(_I), "gold": _map(_I), "positions": _map(_POINT),
+                 "tokens": _map(_I), "tokens_of_life": _TOKENS}
 
 HINT = _obj({}, {
     "pass": _obj({}), "bid": _obj({"min": _I, "max": _I}),
@@ -180,9 +193,7 @@ RESULT = _obj({
                              "tokens_of_life": _list(_S), "garnets_awarded": _I, "garnets": _I})),
 }, description="Token of Life holders, the Elimination Candidate and each player's standing, farthest first.")
 
-_RESULTS = _null(_obj({"distances": _map(_I), "garnets_awarded": _map(_I), "gold": _map(_I),
-                       "positions": _map(_POINT), "tokens": _map(_I), "tokens_of_life": _TOKENS},
-                      description="After the Moving Phase."))
+_RESULTS = _null(_obj(_RESULT_PARTS, description="After the Moving Phase."))
 
 VIEW = _obj({
     "game": {"type": "string", "enum": ["Extreme Ways"]},
@@ -193,12 +204,8 @@ VIEW = _obj({
                    "reveal_leftover_packets": _B, "rebound_twist": _B, "garnet_rate": _null(_I),
                    "ec_rule": {"type": "string", "enum": list(EC_RULES)}, "ec_excludes_token_holders": _B,
                    "ec_tiebreak_garnets": {"type": "string", "enum": list(TIEBREAK_GARNETS)}}),
-    "moves_on_offer": _list(_ROUND),
-    "auctions": _list(_obj({"round": _I, "phase": _S, "revealed_packets": _map(_PACKET, "packet number")}, {
-        "announcement": _null({**_map({"anyOf": [_list(_S), _obj({"players": _list(_S), "amount": _I})]},
-                                      "packet number"),
-                               "description": "By packet number: its winners (announce winners) or winners and "
-                                              "amount (winners_and_amounts); null with announce none."})})),
+    "moves_on_offer": _OFFER,
+    "auctions": _list(_obj({"round": _I, "phase": _S, "revealed_packets": _PACKETS}, {"announcement": _ANNOUNCEMENT})),
     "results": _RESULTS,
     "elimination": _null(_ELIMINATION),
 }, {
@@ -208,24 +215,42 @@ VIEW = _obj({
                       "description": "Your order this round: pass, {amount}, or null for none yet."}),
         "bids": _list(_obj({"round": _I, "bid": _null(_I), "paid": _I})), "packets": _WON,
         "move": _null(_obj({"options": _CHOSEN, "rebound": _REBOUND})), "options_played": _null(_CHOSEN),
-        "randomised": _null(_map(_OPTION, "round number")), "vote": _null(_S), "legal_actions": HINT,
+        "randomised": _null(_RANDOMISED), "vote": _null(_S), "legal_actions": HINT,
     }, description="Your own secrets (players only)."),
     "hidden": _obj({
         "true_moves": _list(_obj({"round": _I, "true": _map(_POINT, "option letter")})),
-        "packets": _list(_obj({"round": _I, "packets": _map(_PACKET, "packet number")})),
+        "packets": _list(_obj({"round": _I, "packets": _PACKETS})),
         "bids": _map(_null(_I)),
-        "auctions": _list(_obj({"round": _I, "bids": _map(_I), "packets": _map(_list(_S), "packet number"),
-                                "paid": _map(_I)})),
+        "auctions": _list(_AUCTION_SECRET),
         "gold": _map(_I), "garnets": _map(_I), "garnets_signed_up": _map(_I), "purchases": _map(_PURCHASES),
         "packets_won": _map(_WON), "moves": _map(_obj({"options": _CHOSEN, "rebound": _REBOUND})),
-        "played": _null(_obj({"choices": _map(_CHOSEN), "paths": _map(_list(_POINT)),
-                              "randomised": _map(_map(_OPTION, "round number"))})),
+        "played": _null(_obj({"choices": _map(_CHOSEN), "paths": _PATHS,
+                              "randomised": _map(_RANDOMISED)})),
         "votes": _map(_S),
     }, description="Everything hidden: the GM's, and everyone's once the game is over."),
 }, "An Extreme Ways game as one viewer sees it.")
 
-OUTCOME = _obj({"public": {"type": "object", "description": "Everyone's part (setup: the rounds on offer; bidding: "
-                           "the auction's announcement; moving: positions, Tokens of Life, the EC)."}}, {
-    "private": _map({"type": "object", "description": "That player's own part (their packet, bid, gold)."}),
-    "secret": {"type": "object", "description": "The GM's until the end (true moves, every bid)."}},
-    "A setup or outcome record, cut to what the viewer may see.")
+_INDEX = {**_I, "minimum": 0, "maximum": 3, "description": "An index into the option's four candidate moves."}
+_PHASE = {"type": "string", "enum": ["bidding", "moving", "ec_vote"], "description": "The phase resolved."}
+
+OUTCOME = _obj({"public": _obj({}, {
+    "rounds": _OFFER,
+    "phase": _PHASE, "round": _I, "announcement": _ANNOUNCEMENT, "revealed_packets": _PACKETS,
+    **_RESULT_PARTS, "elimination": _ELIMINATION,
+    "tally": _TALLY, "ec": _null(_S), "decided_by": _S,
+}, "Everyone's part. Setup: rounds. Bidding: phase, round, announcement, revealed_packets (leftover packets). "
+   "Moving: phase, positions, distances, gold, tokens_of_life, tokens, garnets_awarded, elimination. EC vote: "
+   "phase, tally, ec, decided_by. A membership change: empty.")}, {
+    "private": _map(_obj({}, {
+        "round": _I, "bid": _null(_I), "packet": _null(_S), "paid": _I, "gold": _I, "contents": _PACKET,
+        "options": _CHOSEN, "randomised": _RANDOMISED,
+    }, "Bidding: round, bid (null: none), packet won (null: none), paid, gold left, the packet's contents. "
+       "Moving: the options played (null: the rebound round) and those randomised.")),
+    "secret": _obj({}, {
+        "rounds": _list(_obj({"round": _I, "true": _map(_INDEX, "option letter"),
+                              "split": _obj({"B": _INDEX, "C": _INDEX, "D": _INDEX}), "packets": _PACKETS})),
+        **_AUCTION_SECRET["properties"],
+        "paths": _PATHS, "garnets": _map(_I), "votes": _map(_S),
+    }, "The GM's until the end. Setup: rounds (true moves, packet splits, packets). Bidding: round, bids, packets "
+       "(winners by packet number), paid. Moving: paths, garnets after the award. EC vote: votes."),
+}, "A setup, outcome or membership record, cut to what the viewer may see.")
