@@ -6,7 +6,8 @@ from marshmallow import Schema, fields, validate
 
 from engines.sxyzm_cyclone.board import COLOURS, CUBES_PER_PLAYER, MAX_PATH_LENGTH
 from engines.shapes import (
-    BOOLEAN as _B, INTEGER as _I, STRING as _S, array as _list, by as _by, obj as _obj,
+    BOOLEAN as _B, INTEGER as _I, STRING as _S, array as _list, by as _by, enum as _enum, nullable as _null,
+    obj as _obj,
 )
 
 SIDE_CHOICES = ("auto", "two-colour", "four-colour")
@@ -80,13 +81,19 @@ class TurnSchema(Schema):
 _COLOUR = {"type": "string", "enum": list(COLOURS)}
 _CUBE = {"type": "string", "enum": list(CUBE_NAMES)}
 _MOVE = _obj({"cube": _CUBE, "toward": _COLOUR})
+_SIDE = _enum("two-colour", "four-colour")
 _PLAYER = _obj({"id": _S, "name": _S, "colour": _COLOUR, "ejected": _B,
                 "finished": _by("base colour", _I), "home": _list(_CUBE)},
                description="A player, their cubes finished in each other base and those still at home.")
 
+# one action as played: the cube, the space it left and the one it stepped to, each leg of a push (the hint's
+# moves, played on a copy, and the outcome's moves, as played)
+_PUSH = _obj({"stack": _list(_CUBE), "to": _S},
+             description="One leg of a push: the stack (bottom first) and where it lands.")
+_STEP = {"cube": _CUBE, "toward": _COLOUR, "from": _S, "to": _S, "pushes": _list(_PUSH)}
+
 HINT = _obj({"roll": _I, "moves": _list(_obj(
-    {"cube": _CUBE, "toward": _COLOUR, "from": _S, "to": _S, "ends_at": _S, "pushes": _list(_obj(
-        {"stack": _list(_CUBE), "to": _S})), "finishes": _list(_CUBE)},
+    {**_STEP, "ends_at": _S, "finishes": _list(_CUBE)},
     {"also_toward": _list(_COLOUR)}, "One single move: where it steps, where the cube ends, what it pushes and "
                                      "which cubes finish; send cube and toward."))},
     description="The current player's legal single moves now.")
@@ -96,8 +103,7 @@ RESULT = _obj({"winners": _list(_S), "winning_colours": _list(_COLOUR), "ended":
     "standings": _list(_PLAYER)}, description="Winners (player ids), why the game ended, and the standings.")
 
 VIEW = _obj({
-    "game": {"type": "string", "enum": ["SXYZM Cyclone"]}, "side": {"type": "string", "enum": ["two-colour",
-                                                                                                  "four-colour"]},
+    "game": {"type": "string", "enum": ["SXYZM Cyclone"]}, "side": _SIDE,
     "path_length": _I, "status": {"type": "string", "enum": ["running", "finished"]}, "turn": _I,
     "current": {**_obj({"player": _S, "name": _S, "colour": _COLOUR, "roll": _I,
                         "order": {**_list(_MOVE), "nullable": True}}), "nullable": True},
@@ -109,6 +115,27 @@ VIEW = _obj({
     "diagram": _list(_S)}, {"legal_moves": HINT, "result": RESULT},
     "The whole board (nothing is hidden); the current player and the GM also get the legal moves.")
 
-OUTCOME = _obj({"public": {"type": "object", "description": "Everything: seats, the first player and roll; each "
-                           "turn's moves, pushes and the next roll."}}, {
-    "private": {"type": "object"}, "secret": {"type": "object"}}, "A setup or outcome record.")
+_NEXT = _obj({"turn": _I, "player": _S, "colour": _COLOUR, "roll": _I},
+            description="The turn it opens: its player, colour and die roll.")
+_PUBLIC = _obj({}, {
+    "side": {**_SIDE, "description": "Setup only: the board side in use."},
+    "colours": {**_by("player id", _COLOUR), "description": "Setup only: each player's colour, by player id."},
+    "first": {**_COLOUR, "description": "Setup only: the colour that plays first."},
+    "turn": {**_I, "description": "A turn only: its number."},
+    "player": {**_S, "description": "A turn only: whose it was (player id)."},
+    "colour": {**_COLOUR, "description": "A turn only: the colour that played."},
+    "roll": {**_I, "description": "Setup: the first turn's die roll; a turn: its own."},
+    "source": {**_enum("order", "missed: pass", "missed: random", "no movable cube", "ejected"),
+               "description": "A turn only: where its moves came from (the order, or the default of a missed turn; "
+                              "no moves when nobody could or may play)."},
+    "moves": {**_list(_obj(_STEP)), "description": "A turn only: the actions as played, in order (replaying them "
+                                                   "rebuilds the board)."},
+    "winners": {**_list(_S), "description": "A turn only: the players (ids) its last action made winners."},
+    "ended": {**_null(_enum("win", "turn limit")), "description": "A turn only: why it ended the game, else null."},
+    "next": {**_null(_NEXT), "description": "A turn only: the turn it opens; null once the game is over."}},
+    "Everything, at once: setup has the seats, first colour and roll; a turn its moves, winners and the next roll; "
+    "a quit or ejection nothing.")
+_EMPTY = _obj({}, description="Always empty: nothing in this game is hidden.")
+
+OUTCOME = _obj({"public": _PUBLIC}, {"private": _EMPTY, "secret": _EMPTY},
+               "A setup, turn or membership record (all public: nothing is hidden).")
