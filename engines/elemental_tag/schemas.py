@@ -6,6 +6,7 @@ so its errors can name the rule.
 """
 from __future__ import annotations
 
+from typing import Any
 
 from marshmallow import Schema, fields, validate
 from engines.shapes import (
@@ -97,20 +98,33 @@ class FormSchema(Schema):
 
 # -- what the engine sends out, as OpenAPI 3.0 schemas (Engine.view_schema ...; tests/schema checks real games) --
 
+def _option(field: fields.Field) -> dict[str, Any]:
+    """An option as the view's rules show it (defaults filled in), from its marshmallow field: one declaration."""
+    if isinstance(field, fields.Boolean):
+        return _B
+    choices = [v.choices for v in field.validators if isinstance(v, validate.OneOf)]
+    return {"type": "string", "enum": list(choices[0])} if choices else _I
+
+
+_RULES = _obj({name: _option(field) for name, field in OptionsSchema().fields.items()},
+              description="The game's options, every one (defaults filled in).")
 _ELEMENT = {"type": "string", "enum": list(ELEMENTS)}
+_DIRECTION = {"type": "string", "enum": list(DIRECTIONS)}
 _SQUARE = {**_list(_I), "minItems": 2, "maxItems": 2,
            "description": "[x, y]: column from the west, row from the north."}
 _ORDER = _obj({"type": {"type": "string", "enum": ["bid", "place", "move", "apply", "vote", "leave", "disband",
                                                    "form"]}},
-              {"amount": _I, "replace": _B, "direction": {"type": "string", "enum": list(DIRECTIONS)},
+              {"amount": _I, "replace": _B, "direction": _DIRECTION,
                "tags": _maybe(_list(_S)), "element": _ELEMENT, "motion": {"type": "string", "enum": ["admit", "eject"]},
                "player_id": _S, "partner": _S, "yes": _B}, "An order as sent (defaults filled in).")
+_ACTS = _by("player", _by("subject (leave, disband, form, apply, admit:<player>, eject:<player>)", _ORDER))
+# a team's element (null: an underworld player alone), its players and its points, wherever a team is shown
+_TEAM_PARTS = {"element": _maybe(_ELEMENT), "members": _list(_S), "points": _I}
 _CHANGE = _obj({"team": _S, "points": _I, "why": {"type": "string", "enum": [
     "bid", "new place", "it", "tag list", "tagged", "ejection"]}}, description="Points taken from a team, and why.")
-_OUT = _obj({"team": _S, "element": _maybe(_ELEMENT), "members": _list(_S), "points": _I, "turn": _I,
-             "how": {"type": "string", "enum": ["points", "left"]}},
+_OUT = _obj({"team": _S, **_TEAM_PARTS, "turn": _I, "how": {"type": "string", "enum": ["points", "left"]}},
             description="A team out of the game: at no points, or left by its last player.")
-_DRAW = _obj({"among": {"type": "array"}, "index": _I}, description="A draw by lot: the index drawn among the list.")
+_DRAW = _obj({"among": _list(_S), "index": _I}, description="A draw by lot: the index drawn among the players.")
 _TRANSFER = _maybe(_obj({"from": _S, "to": _maybe(_S), "how": {"type": "string", "enum": [
     "most recent", "drawn", "nobody left"]}}, {"among": _list(_S), "index": _I}))
 _COLLISION = _obj({"kind": {"type": "integer", "enum": [1, 2, 3]}, "step": _I, "players": _list(_S),
@@ -118,13 +132,20 @@ _COLLISION = _obj({"kind": {"type": "integer", "enum": [1, 2, 3]}, "step": _I, "
                   description="Kind 1 trading places, 2 the same space (into: whoever stood there), 3 crossing.")
 _EVENT = _obj({"event": {"type": "string", "enum": ["left", "ejected", "disbanded", "formed", "admitted"]}},
               {"player": _S, "players": _list(_S), "team": _S, "element": _ELEMENT, "points": _I})
+_MOVES = {**_by("player", _DIRECTION), "description": "By player: the direction sent (the view's last round leaves "
+                                                      "out those who stayed)."}
 _ROUND = _obj(
     {"turn": _I, "kind": {"type": "string", "enum": ["bidding", "placement", "moving"]}, "it": _maybe(_S),
      "changes": _list(_CHANGE), "eliminated": _list(_OUT), "it_transfer": _TRANSFER},
-    {"tied": _list(_S), "draw": _maybe(_DRAW), "replaced": _list(_S), "moves": _by("player (stays left out)", {
-        "type": "string", "enum": list(DIRECTIONS)}), "collisions": _list(_COLLISION), "tagger": _maybe(_S),
-     "tagged": _maybe(_S), "team_events": _list(_EVENT), "applications": _by("applicant", _ELEMENT)},
+    {"tied": _list(_S), "draw": _maybe(_DRAW), "replaced": _list(_S), "moves": _MOVES,
+     "collisions": _list(_COLLISION), "tagger": _maybe(_S), "tagged": _maybe(_S), "team_events": _list(_EVENT),
+     "applications": _by("applicant", _ELEMENT)},
     "A round's announced facts.")
+_SECRET = _obj({}, {"bids": _by("player", _I), "missed": _list(_S), "tie_price": _maybe(_I), "tags": _list(_S),
+                    "acts": _ACTS},
+               "A round's secrets. Bidding: bids (a missed bid at the missed-bid price), missed, tie_price (null: "
+               "no tie). Placement: none. Moving: tags (the it player's list, players still on the map), acts "
+               "(every team action sent).")
 
 HINT = _obj({}, {
     "bid": _obj({"min": _I, "max": _I}), "place": _obj({"replace": _list(_B)}),
@@ -133,7 +154,7 @@ HINT = _obj({}, {
     "vote": _obj({"admit": _list(_S), "eject": _list(_S)}), "leave": _obj({}), "disband": _obj({})},
     "The orders a player may send now, with their choices.")
 
-_TEAM_RESULT = _obj({"team": _S, "element": _maybe(_ELEMENT), "members": _list(_S), "points": _I,
+_TEAM_RESULT = _obj({"team": _S, **_TEAM_PARTS,
                      "place": {"oneOf": [_I, {"type": "string", "enum": ["last standing"]}]}, "score": _I})
 RESULT = _obj({"winners": _list(_S), "teams": _list(_TEAM_RESULT), "players": _list(_obj(
     {"player_id": _S, "name": _S, "score": _I, "team": _maybe(_S), "element": _maybe(_ELEMENT),
@@ -145,18 +166,37 @@ VIEW = _obj({
     "round": _I, "moving_round": _maybe(_I), "size": _maybe(_I), "it": _maybe(_S),
     "players": _list(_obj({"id": _S, "name": _S, "team": _S, "element": _maybe(_ELEMENT),
                            "square": _maybe(_SQUARE)})),
-    "teams": _list(_obj({"team": _S, "element": _maybe(_ELEMENT), "members": _list(_S), "points": _I})),
+    "teams": _list(_obj({"team": _S, **_TEAM_PARTS})),
     "open_elements": _list(_ELEMENT), "applications": _by("applicant", _ELEMENT), "eliminated": _list(_OUT),
-    "departed": _list(_S), "last_round": _maybe(_ROUND), "rules": {"type": "object", "description": "The options."},
+    "departed": _list(_S), "last_round": _maybe(_ROUND), "rules": _RULES,
 }, {
     "you": _obj({"id": _S, "in_play": _B, "team": _maybe(_S), "order": _maybe(_ORDER),
                  "team_actions": _by("subject", _ORDER), "legal_actions": HINT}),
-    "hidden": _obj({"orders": _by("player", _ORDER), "team_actions": _by("player", _by("subject", _ORDER)),
-                    "last_round": {"type": "object", "description": "The last round's secrets."}},
-                   description="The GM's (everyone's once the game is over)."),
+    "hidden": _obj({"orders": _by("player", _ORDER), "team_actions": _ACTS, "last_round": _SECRET},
+                   description="The GM's (everyone's once the game is over); last_round: the last round's secrets."),
 }, "The map, the teams and their points, who is it; a player's own orders; the GM's hidden part.")
 
-OUTCOME = _obj({"public": {"type": "object", "description": "The round's announced facts and the board after it."}},
-               {"private": {"type": "object", "description": "The it player's tag list; each team's team actions."},
-                "secret": {"type": "object", "description": "Bids, tag list, every team action."},
-                "closes_phase": _B}, "A setup, outcome or membership record.")
+_BOARD = _obj({"players": _by("player", _obj({"team": _S, "pos": _maybe(_SQUARE)})),
+               "teams": _by("team id", _obj(_TEAM_PARTS)), "it": _maybe(_S), "it_history": _list(_S),
+               "next_team": _I, "size": _maybe(_I)},
+              description="The board after it: each player's team and square (null before the bidding's end), the "
+                          "teams, who is it and who was (oldest first), the next team number, the map's side.")
+_PUBLIC = _obj({}, {
+    **_ROUND["properties"], "board": _BOARD,
+    "placement_draws": _list(_maybe(_I)),
+    "team_draws": _by("draw (disband <team id>, form <element>)", _obj(
+        {"among": _list({"oneOf": [_S, _list(_S)]}), "index": _I},
+        description="A draw by lot: the index drawn among players (a disbanding) or pairs (a forming).")),
+    "joined": _S, "team": _S, "square": _maybe(_SQUARE),
+    "left": _S, "how": {"type": "string", "enum": ["quit", "eject"]}, "in_play": _B,
+}, "Everyone's part. Setup: empty. A round: its announced facts (as the view's last_round), board, and "
+   "placement_draws (indices into the free squares, row by row; placement: null where the map was full) or "
+   "team_draws. A join: joined, team, square (null while the bids are open), board. A quit or ejection: left, "
+   "how, in_play (false: already out), and if in play team, eliminated, it_transfer, board.")
+_PRIVATE = _by("viewer: the it player's id, or team:<element>:<team id>", _obj({}, {
+    "tags": _list(_S), "team_actions": _by("member", _list(_S))},
+    "The it player's tag list as sent; a team's actions of the round by member (their subjects: leave, admit:p7 "
+    "...)."))
+
+OUTCOME = _obj({"public": _PUBLIC}, {"private": _PRIVATE, "secret": _SECRET, "closes_phase": _B},
+               "A setup, outcome or membership record, cut to what the viewer may see.")
