@@ -202,11 +202,18 @@ _ROW = _obj({"runner": _S, "P": _I, "S": _I}, {
     **{column: _I for column in ("B", "D", "M", "O", "R")}, "cards": _list(_S), "played": _I, "cf": _B,
     "auto": _B, "forfeited": _list(_I), "trip": _obj({"penalty": _I, "square": _I, "unpaid": _I})},
     "A row of the rule 15 report (the Tarnished report: P, S and the runner only).")
+_ROWS = _list(_ROW)
+
+_ACCUSATIONS = {**_map(_null(_S), "player id"), "description": "Tarnished: by player id, the runner id each "
+                "manager accused (null: nobody)."}
 
 HINT = _null({**_list(_obj({"runner": _S, "owed": _I}, {"starting_cards": _B, "playable": _list(_S)})),
               "description": "Each of your runners' playable cards this round (null outside a round)."})
 
-RESULT = _obj({"winners": _list(_S)}, {"rounds": _I, "withdrawn": _list(_S), "standings": _list(_obj({
+_WITHDRAWN = {**_list(_obj({"runner": _S, "name": _S, "player": _S})),
+              "description": "Runners withdrawn when their player quit or was ejected."}
+
+RESULT = _obj({"winners": _list(_S)}, {"rounds": _I, "withdrawn": _WITHDRAWN, "standings": _list(_obj({
     "runner": _S, "name": _S, "player": _S, "place": _I, "square": _I, "finished": _B})),
     "managers": _list(_obj({"player": _S, "name": _S, "score": _I, "runner_points": _I, "best_place": _I,
                             "accusation": _I}, {"accused": _null(_S)})),
@@ -218,21 +225,38 @@ VIEW = _obj({
     "variant": {"type": "string", "enum": list(VARIANTS)}, "race_length": _I, "round": _I,
     "stage": {"type": "string", "enum": ["robots", "round", "accusation", "over"]},
     "runners": _list(_RUNNER), "submitted": _list(_S), "rounds_played": _list(_I),
-    "report": _null({**_list(_ROW), "description": "The latest round's report."}),
+    "report": _null({**_ROWS, "description": "The latest round's report."}),
     "result": _null(RESULT)}, {
     "obstacles": _obj({"barriers": _list(_I), "water_jumps": _list(_I)}),
     "drugs": _null(_map(_null(_DRUG))), "algorithms": _null(_map(_ALGORITHM, "player id")),
     "you": _obj({"player": _S, "runners": _list(_S), "orders": _map(_ORDER), "hint": HINT}, {
         "drugs": _map(_null(_DRUG)), "accusation": _null(_S), "algorithm": _null(_ALGORITHM),
-        "runner_details": _list(_RUNNER), "report": _list(_ROW)}, "Your own orders and secrets (players only)."),
-    "gm": _obj({"orders": _map(_ORDER), "accusations": _map(_S, "player id"),
+        "runner_details": _list(_RUNNER), "report": _ROWS}, "Your own orders and secrets (players only)."),
+    "gm": _obj({"orders": _map(_ORDER), "accusations": _ACCUSATIONS,
                 "algorithms": _map(_ALGORITHM, "player id"), "drugs": _map(_null(_DRUG)),
                 "boost_used": _map(_B)}, description="Everything, for the GM."),
 }, description="A Golden Strider race as one viewer sees it.")
 
-OUTCOME = _obj({"public": {"type": "object", "description": "Everyone's part (a round: its report rows)."}}, {
-    "private": _map({"type": "object"}, "player id"), "secret": {"type": "object"}},
-    "A setup or outcome record, cut to what the viewer may see.")
+# a round as recorded: its number, its report rows and whether it ended the race (a round's outcome; each of
+# the robot race's rounds)
+_ROUND = {"round": _I, "rows": _ROWS, "over": _B}
+_DOSE = _obj({"drug": _DRUG, "energiza": _I, "boost": _I},
+             description="What the runner's drug did this round: Energiza's extra movement and finishing boost (0 "
+                         "otherwise).")
+_DOSES = _map(_DOSE)
+
+OUTCOME = _obj({"public": _obj({}, {
+    **_ROUND, "accusations": _ACCUSATIONS, "result": RESULT,
+    "algorithms": _map(_ALGORITHM, "player id"), "rounds": _list(_obj(_ROUND)),
+}, "Everyone's part. A round: round, rows (its rule 15 report; Tarnished: P, S and runner only unless the GM "
+   "shows the full report), over (the race ended). Tarnished accusations: accusations (the accused runner id or "
+   "null, by player id) and result. The robot race: algorithms and every round. Setup and a quit or ejection: "
+   "empty.")}, {
+    "private": _map(_obj({}, {"drugs": _DOSES, "rows": _ROWS},
+                         "Tarnished, a round: your runners' drugs (drugs) and, when the report is cut, your own "
+                         "runners' full rows (rows).")),
+    "secret": _obj({}, {"drugs": _DOSES}, "Tarnished, a round: every runner's drug, the GM's until the end."),
+}, "A setup, round, accusation, robot race or membership record, cut to what the viewer may see.")
 
 # Rule 1: 6 to 10 runners; Tarnished: 3 to 5 managers of two runners each (the start is refused otherwise).
 PLAYER_COUNTS = {"min": 6, "max": 10, "by_option": [{"option": "variant", "value": "tarnished", "min": 3, "max": 5}]}
