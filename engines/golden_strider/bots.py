@@ -52,8 +52,9 @@ def play(state: dict[str, Any], player_id: str, rng: Rng) -> dict[str, Any] | No
 
 
 def accuse(state: dict[str, Any], player_id: str, rng: Rng) -> dict[str, Any]:
-    """Accuse nobody or one of the other managers' athletes at random."""
-    others = [r["id"] for r in state["runners"] if r["owner"] != player_id]
+    """Accuse nobody or one of the other managers' athletes at random: one who ran (ruling 14: a withdrawn
+    athlete cannot be accused)."""
+    others = [r["id"] for r in state["runners"] if r["owner"] != player_id and not r["withdrawn"]]
     return {"type": "accuse", "runner": rng.choice([None, *others])}
 
 

@@ -358,6 +358,19 @@ def test_ruling_14_a_withdrawn_athlete_cannot_be_accused() -> None:
     assert err.value.rule == "tarnished: disqualifications" and "withdrawn" in err.value.message
 
 
+def test_ruling_14_a_bot_never_accuses_a_withdrawn_athlete() -> None:
+    """The bots' accusations are orders the rules accept: never a runner the ejection withdrew."""
+    from engines.golden_strider import bots
+    from engines.rng import Rng
+
+    state = eject(ENGINE, _finished({"r3": "enduron"}, SQUARES), "p2")
+    withdrawn = {r["id"] for r in state["runners"] if r["withdrawn"]}
+    accused = {bots.accuse(state, "p1", Rng("bots", "accuse", n))["runner"] for n in range(200)}
+    assert withdrawn and not accused & withdrawn and accused - {None}
+    for runner in accused:
+        submit(ENGINE, state, "p1", {"type": "accuse", "runner": runner})  # each one the rules accept
+
+
 def test_ruling_14_an_accusation_whose_athlete_is_withdrawn_afterwards_counts_as_none() -> None:
     state = submit(ENGINE, _finished({"r3": "enduron"}, SQUARES), "p1", {"type": "accuse", "runner": "r3"})
     state = eject(ENGINE, state, "p2")
