@@ -367,8 +367,8 @@ def test_ruling_14_a_bot_never_accuses_a_withdrawn_athlete() -> None:
     withdrawn = {r["id"] for r in state["runners"] if r["withdrawn"]}
     accused = {bots.accuse(state, "p1", Rng("bots", "accuse", n))["runner"] for n in range(200)}
     assert withdrawn and not accused & withdrawn and accused - {None}
-    for runner in accused:
-        submit(ENGINE, state, "p1", {"type": "accuse", "runner": runner})  # each one the rules accept
+    for athlete in accused:
+        submit(ENGINE, state, "p1", {"type": "accuse", "runner": athlete})  # each one the rules accept
 
 
 def test_ruling_14_an_accusation_whose_athlete_is_withdrawn_afterwards_counts_as_none() -> None:
