@@ -88,7 +88,7 @@ def stream_base(raw: str) -> str | None:
             or parts.query or parts.fragment or not parts.path.endswith("/v1")
             or any(c.isspace() or c in ";,'\"" for c in url)):
         raise ConfigError("ARBITER_STREAM_URL must be the stream process's base URL as browsers reach it, "
-                          f"e.g. http://127.0.0.1:8001/v1 (http or https, ending in /v1, no user, query or fragment).")
+                          "e.g. http://127.0.0.1:8001/v1 (http or https, ending in /v1, no user, query or fragment).")
     return url
 
 

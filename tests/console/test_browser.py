@@ -140,7 +140,8 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     for viewer, sealed in (("p1", True), ("p2", False), ("public", True), ("p3", True), ("gm", False), ("p2", False)):
         _select(browser, "replay-as", viewer)
         label = {"public": "Public", "gm": "GM"}.get(viewer, f"({viewer})")
-        wait_for(browser, lambda: _text(browser, "replay-line").endswith(f"{label} saw it"), f"the view as {viewer}")
+        wait_for(browser, lambda label=label: _text(browser, "replay-line").endswith(f"{label} saw it"),
+                 f"the view as {viewer}")
         assert ('"amount": 7' in _content(browser, "replay-event")) != sealed
         assert ('"sealed": true' in _content(browser, "replay-event")) == sealed
         wait_for(browser, lambda: _picture(browser, "replay-board"), f"the board as {viewer} saw it")

@@ -1,7 +1,7 @@
 """The statuses a schema-valid request may get from the rules of the game, which no JSON Schema can say (409 not
-now, 422 a rule broken), and those of replay (the generic and each game type's) and board.svg: 422 for an ``at`` beyond the log or a GM's ``as`` naming
-no player, 403 for an ``as`` naming another viewer than one's own, 409 for a board before the start: one
-schemathesis config block for the fuzz and the stateful tests."""
+now, 422 a rule broken), and those of replay (the generic and each game type's) and board.svg: 422 for an ``at``
+beyond the log or a GM's ``as`` naming no player, 403 for an ``as`` naming another viewer than one's own, 409 for
+a board before the start: one schemathesis config block for the fuzz and the stateful tests."""
 from __future__ import annotations
 
 
