@@ -15,6 +15,19 @@ def rehashed(events: list[dict[str, Any]], start: int = 0) -> list[dict[str, Any
     return events
 
 
+def lowered_top_bid(export: dict[str, Any]) -> int:
+    """An Extreme Ways export whose largest first-round bid a forger lowers to 1, re-sealing the chain (in place):
+    every hash holds, the first auction's outcome does not.  The seq of that resolution."""
+    events = export["events"]
+    resolved = next(e["seq"] for e in events if e["type"] == "phase.resolved")
+    bids = [e for e in events if e["type"] == "action.submitted" and e["seq"] < resolved
+            and e["data"]["action"]["type"] == "bid"]
+    top = max(bids, key=lambda e: e["data"]["action"]["amount"])
+    top["data"]["action"]["amount"] = 1
+    export["head_hash"] = rehashed(events, events.index(top))[-1]["hash"]
+    return resolved
+
+
 def reversed_keys(value: Any) -> Any:
     """The same data with every object's keys in reverse order."""
     if isinstance(value, dict):

@@ -21,7 +21,7 @@ from runtime.config import Settings
 from runtime.context import Context, use
 from tests.console.browser import chromium, wait_for
 from tests.e2e.stack import Stack
-from tests.forgery import rehashed
+from tests.forgery import lowered_top_bid
 from tests.streams.conftest import StreamServer
 
 PLAYERS = {"extreme-ways": 4, "golden-strider": 6, "sxyzm-cyclone": 3, "elemental-tag": 4, "strategic-aspect": 3}
@@ -65,12 +65,7 @@ def _forged_audit(driver: Any, base: str, ctx: Context, gid: str, out: Path) -> 
     """A finished Extreme Ways game whose largest first bid a forger lowered, re-sealing the chain, stored as a game
     of its own: its audit shows the resolution's recorded and recomputed values side by side."""
     forged = requests.get(f"{base}/v1/games/{gid}/export", timeout=10).json()
-    resolved = next(e["seq"] for e in forged["events"] if e["type"] == "phase.resolved")
-    bids = [e for e in forged["events"] if e["type"] == "action.submitted" and e["seq"] < resolved
-            and e["data"]["action"]["type"] == "bid"]
-    top = max(bids, key=lambda e: e["data"]["action"]["amount"])
-    top["data"]["action"]["amount"] = 1
-    rehashed(forged["events"], forged["events"].index(top))
+    lowered_top_bid(forged)
     for event in forged["events"]:
         ctx.store.append("g-forged", event)
     driver.get(f"{base}/console/games/g-forged")

@@ -12,7 +12,7 @@ import requests
 from cli import simulate
 from runtime.context import Context
 from tests.console.browser import chromium, wait_for
-from tests.forgery import rehashed
+from tests.forgery import lowered_top_bid
 
 EVIL = "<script>alert(1)</script>"
 
@@ -197,13 +197,7 @@ def test_a_finished_game_shows_its_seed_and_a_resealed_forgery_is_caught_where_i
 
     # A forger lowers the largest first-round bid and re-seals the chain: every hash holds, the auction does not.
     forged = requests.get(f"{base}/v1/games/{gid}/export", timeout=10).json()
-    resolved = next(e["seq"] for e in forged["events"] if e["type"] == "phase.resolved")
-    bids = [e for e in forged["events"] if e["type"] == "action.submitted" and e["seq"] < resolved
-            and e["data"]["action"]["type"] == "bid"]
-    top = max(bids, key=lambda e: e["data"]["action"]["amount"])
-    top["data"]["action"]["amount"] = 1
-    index = forged["events"].index(top)
-    forged["head_hash"] = rehashed(forged["events"], index)[-1]["hash"]
+    resolved = lowered_top_bid(forged)
     (tmp_path / "forged.json").write_text(json.dumps(forged))
     browser.find_element("id", "verify-file").send_keys(str(tmp_path / "forged.json"))
     browser.find_element("css selector", "#verify-form button[type=submit]").click()
