@@ -4,8 +4,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,16 +11,12 @@ import redis
 import requests
 from rq import Worker
 
-from cli.embedded_redis import free_port
+from tests.e2e.up import start_up, stop_up
 
 
 def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARBITER_QUEUE_URL")}
-    port, redis_port, stream_port = free_port(), free_port(), free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "up", "--port", str(port), "--redis-port", str(redis_port),
-         "--stream-port", str(stream_port), "--data", str(tmp_path / "data")],
-        env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    up = start_up(tmp_path / "data", cwd=tmp_path)
+    process, port, redis_port = up.process, up.port, up.redis_port
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -53,13 +47,7 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
         # Redis, in a group of its own, is stopped after the worker and the API, which stop cleanly.
         assert "Traceback" not in output and "Connection refused" not in output, output[-3000:]
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        try:  # the embedded Redis is in a group of its own: never left behind by a failed run
-            redis.Redis(host="127.0.0.1", port=redis_port, socket_timeout=2).shutdown(nosave=True)
-        except redis.RedisError:
-            pass
+        stop_up(process, redis_port)
     with socket.socket() as sock:  # the embedded redis-server stopped with the rest
         assert sock.connect_ex(("127.0.0.1", redis_port)) != 0
 
@@ -68,12 +56,8 @@ def test_a_ctrl_c_while_the_stack_is_still_starting_stops_it_quietly(tmp_path: P
     """Ctrl-C the moment the processes are spawned (a worker's RQ scheduler not yet forked, gunicorn still loading):
     the terminal's SIGINT reaches `arbiter up` alone, which stops each process and its children; nothing prints a
     traceback and nothing is left behind."""
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARBITER_QUEUE_URL")}
-    port, redis_port, stream_port = free_port(), free_port(), free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "up", "--port", str(port), "--redis-port", str(redis_port),
-         "--stream-port", str(stream_port), "--data", str(tmp_path / "data")],
-        env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    up = start_up(tmp_path / "data", cwd=tmp_path)
+    process, port, redis_port, stream_port = up.process, up.port, up.redis_port, up.stream_port
     seen = []
     try:
         for line in process.stdout:
@@ -88,13 +72,7 @@ def test_a_ctrl_c_while_the_stack_is_still_starting_stops_it_quietly(tmp_path: P
         assert process.returncode == 0, output[-3000:]
         assert "Traceback" not in output and "KeyboardInterrupt" not in output, output[-3000:]
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        try:
-            redis.Redis(host="127.0.0.1", port=redis_port, socket_timeout=2).shutdown(nosave=True)
-        except redis.RedisError:
-            pass
+        stop_up(process, redis_port)
     for listening in (port, stream_port, redis_port):  # the API, the stream and Redis all stopped
         with socket.socket() as sock:
             assert sock.connect_ex(("127.0.0.1", listening)) != 0, listening

@@ -5,19 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import redis
 import requests
 
 from cli import data_folder, embedded_redis
-from cli.embedded_redis import free_port
 from cli.main import build_parser
 from runtime.config import Settings
+from tests.e2e.up import start_up, stop_up
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -26,27 +24,8 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _up(data: Path, log: Path) -> tuple[subprocess.Popen, int, int]:
-    port, redis_port, stream_port = free_port(), free_port(), free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "up", "--port", str(port), "--redis-port", str(redis_port),
-         "--stream-port", str(stream_port), "--data", str(data)],
-        env=_env(), stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
-    return process, port, redis_port
-
-
-def stop_up(process: subprocess.Popen, redis_port: int) -> None:
-    """Stop an ``arbiter up`` started in its own session, and its Redis, whatever state they are in."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-    try:
-        redis.Redis(host="127.0.0.1", port=redis_port, socket_timeout=2).shutdown(nosave=True)
-    except redis.RedisError:
-        pass
+    up = start_up(data, stdout=open(log, "w"))
+    return up.process, up.port, up.redis_port
 
 
 def test_a_second_arbiter_up_on_the_same_folder_refuses_at_once(tmp_path: Path) -> None:
