@@ -565,31 +565,15 @@ def typed_create(game_type: str) -> Any:
     return _create({**body, "type": game_type})
 
 
-@v1.get("/game-types/<game_type>/games/<game_id>")
-def typed_game(game_type: str, game_id: str) -> Any:
-    _of_type(game_type, game_id)
-    return game(game_id)
+def _typed(generic: Callable[[str], Any]) -> Callable[..., Any]:
+    """``generic`` (a /v1/games/{game_id}... route) for a game of the path's type only."""
+    def route(game_type: str, game_id: str) -> Any:
+        _of_type(game_type, game_id)
+        return generic(game_id)
+    return route
 
 
-@v1.post("/game-types/<game_type>/games/<game_id>/players")
-def typed_join(game_type: str, game_id: str) -> Any:
-    _of_type(game_type, game_id)
-    return join(game_id)
-
-
-@v1.post("/game-types/<game_type>/games/<game_id>/actions")
-def typed_act(game_type: str, game_id: str) -> Any:
-    _of_type(game_type, game_id)
-    return act(game_id)
-
-
-@v1.get("/game-types/<game_type>/games/<game_id>/events")
-def typed_events(game_type: str, game_id: str) -> Any:
-    _of_type(game_type, game_id)
-    return events(game_id)
-
-
-@v1.get("/game-types/<game_type>/games/<game_id>/replay")
-def typed_replay(game_type: str, game_id: str) -> Any:
-    _of_type(game_type, game_id)
-    return replay(game_id)
+for _suffix, _generic, _method in (("", game, "GET"), ("/players", join, "POST"), ("/actions", act, "POST"),
+                                   ("/events", events, "GET"), ("/replay", replay, "GET")):
+    v1.add_url_rule(f"/game-types/<game_type>/games/<game_id>{_suffix}", f"typed_{_generic.__name__}",
+                    _typed(_generic), methods=[_method])

@@ -111,11 +111,19 @@ def _check_replay(api: Api, game_type: str, game_id: str, token: str | None, las
         _check([frame["event"] for frame in frames], game_type, f"{game_id} replay as {viewer}")
 
 
-def test_a_game_of_another_type_is_not_found_on_a_typed_log(api: Api) -> None:
+def test_a_game_of_another_type_is_not_found_on_a_typed_route(api: Api) -> None:
+    """Every typed operation on a game: 404 under another game type's path (nothing sent is recorded), the generic
+    answer under its own."""
     game = new_game(api, players=2)
-    for part in ("events", "replay"):
-        assert api.get(f"/game-types/test-coin/games/{game.id}/{part}")[0] == 404
-        assert api.get(f"/game-types/extreme-ways/games/{game.id}/{part}")[0] == 200
+    before = api.get(f"/games/{game.id}/events")[1]["events"]
+    for part in ("", "/events", "/replay"):
+        assert api.get(f"/game-types/test-coin/games/{game.id}{part}")[0] == 404
+        assert api.get(f"/game-types/extreme-ways/games/{game.id}{part}")[0] == 200
+    pause = {"type": "gm.pause", "reason": "Holiday"}
+    assert api.post(f"/game-types/test-coin/games/{game.id}/actions", pause, token=game.gm)[0] == 404
+    assert api.post(f"/game-types/test-coin/games/{game.id}/players", {"name": "Late"})[0] == 404
+    assert api.get(f"/games/{game.id}/events")[1]["events"] == before
+    assert api.post(f"/game-types/extreme-ways/games/{game.id}/actions", pause, token=game.gm)[0] == 202
 
 
 def _coin_game_with_every_event(api: Api, ctx: Context) -> tuple[str, str, dict[str, str]]:
