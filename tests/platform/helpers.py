@@ -43,5 +43,7 @@ class Api:
 def run_queued_jobs(ctx: Context) -> None:
     """Run every job queued now (not the scheduled ones) with a real RQ worker, in burst mode: resolutions, then
     webhook deliveries."""
+    if not (ctx.queue.count or ctx.webhook_queue.count):
+        return  # nothing queued: a worker would only register, find nothing and leave
     worker = SimpleWorker([ctx.queue, ctx.webhook_queue], connection=ctx.queue_redis, serializer=JSONSerializer)
     worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
