@@ -13,7 +13,7 @@ from redis.exceptions import RedisError
 from engines import registry
 from engines.contract import GM, PUBLIC, Viewer
 from replays import audit as audits
-from replays.fold import FoldError, Record, apply, empty
+from replays.fold import FoldError, Record, apply, empty, fold
 from replays.views import event_for, game_for, opens_at_end, viewer_of
 from service import commands
 from engines.canonical import sha256_hex
@@ -364,10 +364,7 @@ def _viewer(record: Record, caller: Caller) -> Viewer:
 
 def _state_at(game_id: str, at: int) -> Record:
     """The game as it stood just after the event ``at`` (folded from the start, as the replay does)."""
-    state = empty()
-    for event in ctx().store.read(game_id, after=0, limit=at):
-        state = apply(state, event)
-    return state
+    return fold(ctx().store.read(game_id, after=0, limit=at))
 
 
 @v1.get("/games/<game_id>/events")
