@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     """The command line; ``argv`` only decides whether to list the game types (``simulate``'s, which import them)."""
+    from cli.embedded_redis import FSYNC_POLICIES
+
     parser = argparse.ArgumentParser(prog="arbiter", description="Arbiter: an automated game master.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -42,6 +44,10 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     up.add_argument("--redis-port", type=int, default=None,
                     help="the embedded Redis's port (default: 6390, or a free one if 6390 is taken)")
     up.add_argument("--stream-port", type=int, default=8001, help="where the stream process listens")
+    up.add_argument("--appendfsync", choices=FSYNC_POLICIES, default="always",
+                    help="the embedded Redis's AOF fsync: always (every acknowledged order is on disk before its 202) "
+                         "or everysec (faster, but a power cut can lose the last second of acknowledged orders; "
+                         "docs/reliability.md) (default: %(default)s)")
 
     api = sub.add_parser("api", help="serve the REST API with gunicorn")
     api.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
@@ -149,10 +155,12 @@ def cmd_up(args: argparse.Namespace) -> int:
                 print(f"arbiter up: {exc}", file=sys.stderr)
                 return 1
             port = args.redis_port or _port_or_free(6390)
-            redis_server = embedded_redis.start(data / "redis", port, aof=True, own_group=True)
+            redis_server = embedded_redis.start(data / "redis", port, aof=True, fsync=args.appendfsync,
+                                               own_group=True)
             data_folder.record_server(data, binary, version)
             env["REDIS_URL"] = redis_server.url
-            print(f"Redis {version} ({binary}, embedded, AOF in {data / 'redis'}) at {redis_server.url}", flush=True)
+            print(f"Redis {version} ({binary}, embedded, AOF in {data / 'redis'}, appendfsync {args.appendfsync}) "
+                  f"at {redis_server.url}", flush=True)
             print(f"For other arbiter commands on this Redis: export REDIS_URL={redis_server.url}", flush=True)
         else:
             print(f"Redis at {env['REDIS_URL']} (REDIS_URL)", flush=True)
