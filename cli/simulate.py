@@ -43,7 +43,7 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
     say(f"game {game_id}: {engine.meta.title}, {players} bots, seed commitment {created['seed_commitment'][:12]}…")
     connection = ctx.rq_connection()  # RQ raises its socket timeout: not on the connections the bots use
     queue = Queue(ctx.settings.queue_name, connection=connection, serializer=JSONSerializer)
-    worker = SimpleWorker([queue], connection=connection, serializer=JSONSerializer)
+    worker = _PhaseWorker([queue], connection=connection, serializer=JSONSerializer)
     for _ in range(max_phases):
         record = ctx.loader.load(game_id)
         if record["status"] == "finished":
@@ -88,6 +88,15 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
         f"audit {'ok' if report['ok'] else 'FAILED'}")
     return {"game_id": game_id, "result": record.get("result"), "audit_ok": report["ok"], "events": record["seq"],
             "finished": finished}
+
+
+class _PhaseWorker(SimpleWorker):
+    """Runs each phase's queued resolution in this process, without RQ's command channel: nobody sends
+    this worker commands, and stopping the channel's listener thread after each burst took ~250 ms a
+    phase, three quarters of a simulation's time (cProfile: 2.0 of 2.7 s for an Extreme Ways game)."""
+
+    def subscribe(self) -> None:
+        """No command channel (see the class)."""
 
 
 def _fields_for(engine: Any, players: int) -> list[dict[str, Any]]:
