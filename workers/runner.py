@@ -11,7 +11,10 @@ import logging
 import os
 import signal
 import sys
+import time
+from typing import Any
 
+import redis
 from rq import Queue, SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
@@ -19,8 +22,9 @@ from engines import registry
 from runtime.context import Context, webhook_queue_name
 from workers import sweeper
 
-WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+SCHEDULER_RETRY_S = 5.0  # how often a worker whose scheduler is not running tries to start it
+WORKER_TTL_S = 35  # RQ's dequeue waits worker_ttl - 15 s: an idle worker looks at its scheduler every 20 s
 
 _parent = 0  # the worker's pid, as each fork sees it
 
@@ -51,6 +55,51 @@ def children_die_with_the_worker() -> None:
     _parent = os.getpid()
 
 
+class KeepsItsScheduler:
+    """A worker that restarts its RQ scheduler within seconds of losing it.
+
+    RQ's scheduler process dies on a ``ConnectionError`` in its heartbeat (a Redis restart), and RQ starts it
+    again only at the worker's maintenance, every 10 minutes: meanwhile every deadline waits for the sweeper and
+    webhook retries have no backstop.  This worker looks at its scheduler at each of its own heartbeats (each
+    dequeue, at least every 20 s idle, and every second while Redis is away), and starts it again as RQ's
+    maintenance would (``acquire_locks(auto_start=True)``).  A worker whose scheduler lost the lock to another
+    worker's tries again every few seconds, so a lock left by a dead host is taken as soon as it expires."""
+
+    max_connection_wait_time = 1.0  # RQ backs off to 60 s between reconnections; Redis back means work back
+    keep_scheduler = False  # set by run(): never in burst mode, whose scheduler runs once in the worker's process
+    _next_scheduler_try = 0.0
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        super().heartbeat(timeout, pipeline)  # type: ignore[misc]
+        if pipeline is None:  # a heartbeat queued in one of RQ's transactions is not the worker's own
+            self._keep_scheduler()
+
+    def _keep_scheduler(self) -> None:
+        scheduler = self.scheduler  # type: ignore[attr-defined]
+        if not self.keep_scheduler or scheduler is None or self._stop_requested:  # type: ignore[attr-defined]
+            return
+        process = scheduler._process
+        if (process is not None and process.is_alive()) or time.monotonic() < self._next_scheduler_try:
+            return
+        self._next_scheduler_try = time.monotonic() + SCHEDULER_RETRY_S
+        try:
+            if scheduler.acquire_locks(auto_start=True) and process is not None:
+                self.log.warning("Worker %s: its RQ scheduler had died; started it again", self.name)  # type: ignore[attr-defined]
+        except (redis.ConnectionError, redis.TimeoutError) as exc:  # Redis still away: the next heartbeat tries
+            self.log.warning("Worker %s: could not restart its RQ scheduler yet: %s", self.name, exc)  # type: ignore[attr-defined]
+
+
+class KeepingSimpleWorker(KeepsItsScheduler, SimpleWorker):
+    """SimpleWorker (jobs in the worker's process) that keeps its scheduler running."""
+
+
+class KeepingWorker(KeepsItsScheduler, Worker):
+    """RQ's forking Worker that keeps its scheduler running."""
+
+
+WORKER_CLASSES: dict[str, type[Worker]] = {"simple": KeepingSimpleWorker, "fork": KeepingWorker}
+
+
 def run(
     ctx: Context,
     *,
@@ -75,7 +124,9 @@ def run(
     connection = ctx.rq_connection()
     names = {"resolutions": ctx.settings.queue_name, "webhooks": webhook_queue_name(ctx.settings.queue_name)}
     listened = [Queue(names[kind], connection=connection, serializer=JSONSerializer) for kind in queues]
-    worker = WORKER_CLASSES[worker_class](listened, connection=connection, serializer=JSONSerializer, name=name)
+    worker = WORKER_CLASSES[worker_class](listened, connection=connection, serializer=JSONSerializer, name=name,
+                                          worker_ttl=WORKER_TTL_S)
+    worker.keep_scheduler = with_scheduler and not burst  # type: ignore[attr-defined]
     try:
         return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
     finally:
