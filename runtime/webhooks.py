@@ -50,6 +50,10 @@ def check_url(url: str) -> tuple[str, str, int, list[str]]:
     """(scheme, host, port, addresses) of a URL a hook may call, or ``Refused``."""
     if not isinstance(url, str) or len(url) > 2000:
         raise Refused("Give the URL as a string of at most 2000 characters.")
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        # urlsplit drops tabs and line breaks and strips spaces without a word: the URL called would not be the
+        # URL the GM registered and reads back, and a raw CR/LF in a request line is a header injection.
+        raise Refused("The URL may not hold spaces, line breaks or other control characters; percent-encode them.")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
         raise Refused("Only http and https URLs.")
@@ -66,13 +70,40 @@ def check_url(url: str) -> tuple[str, str, int, list[str]]:
     addresses = sorted({info[4][0] for info in found})
     if not allow_private():
         for address in addresses:
-            ip = ipaddress.ip_address(address.split("%")[0])
-            mapped = getattr(ip, "ipv4_mapped", None)
-            ip = mapped or ip
-            if not ip.is_global or ip.is_multicast or ip.is_reserved or ip.is_unspecified:
+            if not all(is_public(ip) for ip in unwrapped(ipaddress.ip_address(address.split("%")[0]))):
                 raise Refused(f"{parts.hostname} resolves to {address}, which is not a public address (loopback, "
-                              "private, link-local and reserved addresses are refused).")
+                              "private, link-local and reserved addresses are refused, also inside an IPv6 "
+                              "address that carries an IPv4 one).")
     return parts.scheme, parts.hostname, port, addresses
+
+
+# NAT64's well-known prefix (RFC 6052).  Its local-use 64:ff9b:1::/48 (RFC 8215) may place the IPv4 elsewhere in
+# the address: it is left whole, and refused as reserved.
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def unwrapped(ip: Address) -> list[Address]:
+    """The addresses a packet to ``ip`` reaches: an IPv6 address that carries an IPv4 one (IPv4-mapped, 6to4's
+    2002::/16, Teredo's 2001::/32 with its server and client, NAT64's 64:ff9b::/96) is the IPv4 inside it, which a
+    router on the way turns it into: ``http://[2002:7f00:1::]/`` is 127.0.0.1 to a host with a 6to4 relay."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return [ip]
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip.sixtofour is not None:
+        return [ip.sixtofour]
+    if ip.teredo is not None:
+        return list(ip.teredo)
+    if ip in NAT64:
+        return [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)]
+    return [ip]
+
+
+def is_public(ip: Address) -> bool:
+    return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified)
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:

@@ -25,15 +25,21 @@ def json_body(allow_empty: bool = False, limit: int | None = None) -> dict[str, 
         raw = request.get_data(cache=True)  # stops reading past request.max_content_length (a chunked body)
     except RequestEntityTooLarge as exc:
         raise too_large(limit) from exc
+    return parse_object(raw, request.mimetype, limit, allow_empty)
+
+
+def parse_object(raw: bytes, mimetype: str | None, limit: int, allow_empty: bool = False) -> dict[str, Any]:
+    """A request body as a JSON object, or the 400/413/415 that says what is wrong with it: the API's and the stream
+    process's bodies (streams/server.py) are read by this one function."""
     if len(raw) > limit:
         raise too_large(limit)
     if not raw.strip():
         if allow_empty:
             return {}
         raise ApiError(400, "empty_body", "The request body is empty; send a JSON object.")
-    if not is_json(request.mimetype):
+    if not is_json(mimetype):
         raise ApiError(415, "unsupported_media_type", "Send the body with 'Content-Type: application/json'.",
-                       {"content_type": request.mimetype or None})
+                       {"content_type": mimetype or None})
     # Keys first: that pass keeps nothing, so a large body's parsed objects are not held while it runs.
     duplicate = first_duplicate_key(raw)
     try:

@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
+from aiohttp.web_protocol import RequestHandler
 from redis.exceptions import RedisError
 
 from engines.contract import Viewer
@@ -35,7 +36,9 @@ from replays.views import viewer_of
 from runtime.config import Settings
 from runtime.context import Context, use
 from service.auth import caller_for
+from service.app import STATUS_CODES
 from service.errors import ApiError, unauthorized
+from service.http import parse_object
 from service.tickets import redeem
 from streams import live
 from streams.hub import DROPPED, END, Hub, shown
@@ -66,6 +69,47 @@ def _error(status: int, code: str, message: str, details: dict[str, Any] | None 
     body = orjson.dumps({"error": {"code": code, "message": message, "details": details or {}}},
                         option=orjson.OPT_SORT_KEYS)
     return web.Response(body=body, status=status, content_type="application/json", headers={**CORS, **(headers or {})})
+
+
+def _http_error(status: int, message: str | None, headers: dict[str, str] | None = None) -> web.Response:
+    """aiohttp's own refusals (no such route, a method the route lacks, a request it cannot parse) as the API
+    answers them: the JSON envelope, CORS, and ``Allow`` with a 405."""
+    if status == 404:
+        message = "No such endpoint of the stream process; see x-live in /v1/openapi.json."
+    elif status >= 500:
+        message = "Something went wrong on our side."
+    return _error(status, STATUS_CODES.get(status, "http_error"), message or "The request was refused.",
+                  headers=headers)
+
+
+@web.middleware
+async def _envelope(request: web.Request, handler: Any) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        allow = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
+        return _http_error(exc.status, exc.reason, allow)
+
+
+def json_protocol_errors() -> None:
+    """What aiohttp answers before any handler runs (a request line or header it cannot parse: 400; a handler
+    that failed: 500) in the envelope too.  Its ``RequestHandler.handle_error`` builds those answers as text:
+    this process's replacement logs as it does and answers JSON (the API does the same to gunicorn's)."""
+    original = RequestHandler.handle_error
+    if getattr(original, "arbiter_json", False):
+        return
+
+    def handle_error(self: RequestHandler, request: web.BaseRequest, status: int = 500,
+                     exc: BaseException | None = None, message: str | None = None) -> web.StreamResponse:
+        original(self, request, status, exc, message)  # logs it; raises if an answer was already under way
+        response = _http_error(status, message)
+        response.force_close()
+        return response
+
+    handle_error.arbiter_json = True  # type: ignore[attr-defined]
+    RequestHandler.handle_error = handle_error  # type: ignore[method-assign]
 
 
 def _unavailable() -> web.Response:
@@ -191,23 +235,8 @@ async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: i
 
 # -- the live API: stream tickets and webhooks (streams/live.py) ------------------------------------------------
 async def _body(request: web.Request) -> dict[str, Any]:
-    """The request body as a JSON object, or the API's 400/413/415 for it."""
-    raw = await request.content.read(MAX_BODY + 1)
-    if len(raw) > MAX_BODY:
-        raise ApiError(413, "body_too_large", f"The request body is larger than {MAX_BODY} bytes.",
-                       {"limit": MAX_BODY})
-    if not raw.strip():
-        raise ApiError(400, "empty_body", "The request body is empty; send a JSON object.")
-    if request.content_type != "application/json":
-        raise ApiError(415, "unsupported_media_type", "Send the body with 'Content-Type: application/json'.",
-                       {"content_type": request.content_type or None})
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise ApiError(400, "invalid_json", "The request body is not valid UTF-8 JSON.") from exc
-    if not isinstance(value, dict):
-        raise ApiError(400, "not_an_object", "The request body must be a JSON object.")
-    return value
+    """The request body as a JSON object, or the API's 400/413/415 for it (the API's own parser)."""
+    return parse_object(await request.content.read(MAX_BODY + 1), request.content_type, MAX_BODY)
 
 
 def _live(handler: Any, with_body: bool = False) -> Any:
@@ -246,7 +275,8 @@ async def health(request: web.Request) -> web.Response:
 
 def create_app(context: Context, hub: Hub | None = None, kicker: Kicker | None = None) -> web.Application:
     """The app; with a ``kicker``, this process also has the workers deliver webhooks as games move on."""
-    app = web.Application()
+    json_protocol_errors()
+    app = web.Application(middlewares=[_envelope])
     app[HUB] = hub = hub or Hub(context)
     if kicker is not None:
         hub.on_append, hub.on_subscribed = kicker.heard, kicker.subscribed
