@@ -1,7 +1,8 @@
 """Elemental Tag: tag on a grid in teams of the elements, with points as life."""
-from engines.elemental_tag.engine import ENGINE, ElementalTag
+from engines.elemental_tag.engine import ENGINE, ENGINES, ElementalTag
 from engines.registry import register
 
-register(ENGINE)
+for _engine in ENGINES:
+    register(_engine)
 
 __all__ = ["ENGINE", "ElementalTag"]

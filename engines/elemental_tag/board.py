@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from math import isqrt
 from typing import Any
 
+from engines.elemental_tag.versions import LATEST, Rulings
+
 Square = tuple[int, int]
 
 STEPS: dict[str, Square] = {
@@ -60,14 +62,16 @@ def squares(side: int) -> list[Square]:
 
 
 def resolve_moves(
-    positions: Mapping[str, Square], targets: Mapping[str, Square]
+    positions: Mapping[str, Square], targets: Mapping[str, Square], rulings: Rulings = LATEST
 ) -> tuple[dict[str, Square], list[dict[str, Any]]]:
     """Where everyone ends up, and every collision in the order it was resolved.
 
     ``positions`` and ``targets`` map each player to a square (a target equal to the position: the player
     stays).  Each collision is ``{"kind": 1|2|3, "step": n, "players": [...], "square": [x, y] | None,
     "into": player | None}``: ``square`` is where movers of the second kind met, ``into`` whoever stood
-    there.  The answer does not depend on the order of the mappings.
+    there.  The answer does not depend on the order of the mappings.  ``rulings``: the game's version
+    (versions.py: 1.0.0 missed crossings one above the other and counted a player stopped earlier in the
+    same pass as still).
     """
     moving = {p for p in positions if tuple(targets[p]) != tuple(positions[p])}
     standing = {tuple(positions[p]): p for p in positions}
@@ -97,10 +101,11 @@ def resolve_moves(
         else:
             watched = sorted({tuple(positions[p]) for p in stopped} & heading.keys())
         now: list[str] = []
+        moving_at_start = set(moving)  # the pass's collisions are simultaneous: who was moving when it began
         for square in watched:
             movers = sorted(heading[square])
             still = standing.get(square)
-            if still is not None and still in moving:
+            if still is not None and still in (moving_at_start if rulings.same_pass_is_simultaneous else moving):
                 still = None  # leaving the square this step, as far as anyone knows yet
             if len(movers) >= 2 or still is not None:
                 stop(2, sorted(movers + ([still] if still else [])), square, still)
@@ -120,9 +125,12 @@ def resolve_moves(
             (x, y), (tx, ty) = tuple(positions[p]), tuple(targets[p])
             if x == tx or y == ty:
                 continue
-            q = standing.get((tx, y))  # the other diagonal runs from (tx, y) to (x, ty)
-            if q is not None and q in moving and p < q and tuple(targets[q]) == (x, ty):
-                found.append([p, q])
+            # The other diagonal runs from (tx, y) to (x, ty): side by side; or back (one above the other).
+            ends = [((tx, y), (x, ty)), ((x, ty), (tx, y))] if rulings.crossings_both_ways else [((tx, y), (x, ty))]
+            for start, end in ends:
+                q = standing.get(start)
+                if q is not None and q in moving and p < q and tuple(targets[q]) == end:
+                    found.append([p, q])
         now = []
         for pair in found:
             stop(3, pair)

@@ -6,6 +6,8 @@ rounds until one team is left.  ``state["turn"]`` numbers the resolutions (1 bid
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, State, Viewer, not_now
 from engines.elemental_tag import bots, orders, rules, schemas, views
@@ -23,6 +25,7 @@ from engines.elemental_tag.schemas import (
     PlaceSchema,
     VoteSchema,
 )
+from engines.elemental_tag.versions import VERSIONS, Rulings
 from engines.rng import Rng
 
 DAY = 86400
@@ -46,9 +49,11 @@ def history_entry(public: JSON) -> JSON:
 
 
 class ElementalTag(Engine):
+    """One version of the game: ``rulings`` (versions.py) are where its version differs from the others."""
+
     meta = Meta(
         name="elemental-tag",
-        version="1.0.0",
+        version=VERSIONS[-1].version,
         title="Elemental Tag",
         min_players=3,
         max_players=200,  # the rulebook has no upper limit; 200 is the platform's bound (ruling 2: an 20 x 20 map)
@@ -102,6 +107,10 @@ class ElementalTag(Engine):
                     {"element": "air"}, {}, {}, {}, {}]},
     )
 
+    def __init__(self, rulings: Rulings = VERSIONS[-1]) -> None:
+        self.rulings = rulings
+        self.meta = replace(type(self).meta, version=rulings.version)
+
     # -- setup -----------------------------------------------------------------
     def setup(self, options: JSON, players: list[JSON], rng: Rng) -> JSON:
         """Nothing is drawn at the start (the map waits for the bids); the start needs three teams."""
@@ -113,7 +122,7 @@ class ElementalTag(Engine):
         return {"public": {}, "private": {}, "secret": {}}
 
     def initial_state(self, options: JSON, players: list[JSON], setup: JSON) -> State:
-        options = {**OPTION_DEFAULTS, **options}
+        options = {**OPTION_DEFAULTS, **self.rulings.defaults, **options}
         state: State = {
             "options": options, "names": {p["id"]: p["name"] for p in players},
             "guilds": {p["id"]: (p.get("fields") or {}).get("guild") for p in players},
@@ -156,7 +165,7 @@ class ElementalTag(Engine):
 
     def resolve(self, state: State, rng: Rng) -> JSON:
         rule = {"bidding": rules.bidding, "placement": rules.placement, "moving": rules.moving}[state["stage"]]
-        public, rest = rule(state, rng)
+        public, rest = rule(state, rng, self.rulings)
         private: dict[str, JSON] = {}
         for player, order in state["orders"].items():
             if order.get("tags"):
@@ -190,7 +199,7 @@ class ElementalTag(Engine):
         if change["kind"] == "join":
             if state["stage"] == "over":
                 raise not_now("rule 5: late sign-ups", "The game is over.")
-            if state["stage"] != "bidding" or not state["options"]["round_one_signups"]:
+            if not rules.joins_as_at_the_start(state, self.rulings):
                 left = len(state["players"])
                 if left < state["options"]["late_join_min_players"]:
                     raise not_now("rule 5: late sign-ups",
@@ -198,7 +207,7 @@ class ElementalTag(Engine):
                                   f"{state['options']['late_join_min_players']} players remain; {left} do.")
                 if state["size"] is not None and not rules.empty_squares(state):
                     raise not_now("rule 5: late sign-ups", "The map has no empty square for a new player.")
-            done = rules.join(state, player, rng)
+            done = rules.join(state, player, rng, self.rulings)
         else:
             done = rules.leave(state, player["id"], change["kind"], rng)
         return {"public": {**done["public"], "board": done["board"]}, "closes_phase": False}
@@ -261,4 +270,5 @@ class ElementalTag(Engine):
         return bots.bot_action(state, actor, rng)
 
 
-ENGINE = ElementalTag()
+ENGINES = tuple(ElementalTag(rulings) for rulings in VERSIONS)  # every version, so every recorded game replays
+ENGINE = ENGINES[-1]  # the latest: new games

@@ -25,9 +25,10 @@ def _team(state: State, player: str) -> JSON:
     return state["teams"][state["players"][player]["team"]]
 
 
-def _player(state: State, player_id: str, field: str) -> None:
+def _player(state: State, player_id: str, field: str, rule: str) -> None:
+    """``rule`` (the rule whose order names the player) is broken unless ``player_id`` is in the game."""
     if player_id not in state["players"]:
-        raise RuleError("players", f"{player_id!r} is not a player on the map.", {field: ["Not a player in play."]})
+        raise RuleError(rule, f"{player_id!r} is not a player on the map.", {field: ["Not a player in play."]})
 
 
 def validate(state: State, actor: str, action: JSON) -> None:
@@ -76,7 +77,7 @@ def _move(state: State, actor: str, action: JSON) -> None:
     if len(set(tags)) != len(tags):
         raise RuleError("rule 4: tagging", "Name each player once in the tag list.", {"tags": ["A repeated name."]})
     for target in tags:
-        _player(state, target, "tags")
+        _player(state, target, "tags", "rule 4: tagging")
         if target == actor:
             raise RuleError("rule 4: tagging", "You cannot tag yourself.", {"tags": ["Your own id."]})
 
@@ -90,7 +91,7 @@ def _vote(state: State, actor: str, action: JSON, team: JSON) -> None:
             raise RuleError("rule 5: joining a team", f"{target!r} has no application to your team this round.",
                             {"player_id": ["Not an applicant to your team."]})
         return
-    _player(state, target, "player_id")
+    _player(state, target, "player_id", "rule 5: ejection")
     if target == actor or target not in team["members"]:
         raise RuleError("rule 5: ejection", "Vote to eject another player of your own team.",
                         {"player_id": ["Not one of your team-mates."]})
@@ -102,7 +103,7 @@ def _form(state: State, actor: str, action: JSON, team: JSON) -> None:
     partner = action["partner"]
     if team["element"] is not None:
         raise not_now("rule 5: forming a team", "Only underworld players form a new team.")
-    _player(state, partner, "partner")
+    _player(state, partner, "partner", "rule 5: forming a team")
     if partner == actor or _team(state, partner)["element"] is not None:
         raise RuleError("rule 5: forming a team", "Your partner must be another underworld player.",
                         {"partner": ["Not another underworld player."]})

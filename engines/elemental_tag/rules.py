@@ -14,6 +14,7 @@ from engines.canonical import roundtrip
 from engines.contract import JSON, State
 from engines.elemental_tag import board as grid
 from engines.elemental_tag.schemas import ELEMENTS
+from engines.elemental_tag.versions import Rulings
 from engines.rng import Rng
 
 Board = dict[str, Any]
@@ -127,9 +128,10 @@ def average(bids: list[int], rounding: str) -> int:
 
 
 # -- Round 1: who's it --------------------------------------------------------------------------
-def bidding(state: State, rng: Rng) -> tuple[JSON, JSON]:
+def bidding(state: State, rng: Rng, rulings: Rulings) -> tuple[JSON, JSON]:
     """The lowest bid is it; everyone else pays their bid (tied lowest bidders not drawn pay the
-    average); then teams at no points are out, and everyone left is placed on the map at random."""
+    average); then teams at no points are out, and everyone left is placed on the map at random.
+    Ruling 9: individual bids are never announced, so each team's change is its bids' total."""
     options, board, changes = state["options"], board_of(state), []
     bids = {p: state["orders"][p]["amount"] if p in state["orders"] else options["missed_bid"]
             for p in present(board)}
@@ -139,10 +141,17 @@ def bidding(state: State, rng: Rng) -> tuple[JSON, JSON]:
     it = tied[draw]
     counted = list(bids.values()) if options["tie_average"] == "all_bids" else [lowest] * len(tied)
     tie_price = average(counted, options["average_rounding"])
-    for player in present(board):
-        if player != it:
-            paid = tie_price if player in tied else bids[player]
-            charge(board, changes, board["players"][player]["team"], paid, "bid")
+    paid = {p: tie_price if p in tied else bids[p] for p in present(board) if p != it}
+    if rulings.bids_paid_per_team:
+        totals: dict[str, int] = {}
+        for player, amount in paid.items():
+            tid = board["players"][player]["team"]
+            totals[tid] = totals.get(tid, 0) + amount
+        for tid in sorted(totals, key=by_id):
+            charge(board, changes, tid, totals[tid], "bid")
+    else:  # version 1.0.0 announced each bid
+        for player, amount in paid.items():
+            charge(board, changes, board["players"][player]["team"], amount, "bid")
     make_it(board, it)
     eliminated = eliminate(board, state["turn"])
     transfer = hand_on_it(board, rng.fork("it after elimination"))
@@ -174,7 +183,7 @@ def empty_squares(board: Board) -> list[grid.Square]:
 
 
 # -- Round 2: a new place -----------------------------------------------------------------------
-def placement(state: State, rng: Rng) -> tuple[JSON, JSON]:
+def placement(state: State, rng: Rng, rulings: Rulings) -> tuple[JSON, JSON]:
     """Rule 2: those who asked are taken off the map together, then each (in id order) is put on a
     random empty square other than the one they left, for ``replace_cost`` points to their team."""
     options, board, changes = state["options"], board_of(state), []
@@ -201,7 +210,7 @@ def placement(state: State, rng: Rng) -> tuple[JSON, JSON]:
 
 
 # -- Round 3 on: moving, tagging and team actions ------------------------------------------------
-def moving(state: State, rng: Rng) -> tuple[JSON, JSON]:
+def moving(state: State, rng: Rng, rulings: Rulings) -> tuple[JSON, JSON]:
     """One moving round, in the order of ruling 12: moves and collisions; the tag; the chase's points
     (being it, the tag list, being tagged); eliminations; team actions; eliminations again; it-ness
     handed on if its holder is gone."""
@@ -210,7 +219,7 @@ def moving(state: State, rng: Rng) -> tuple[JSON, JSON]:
     positions = {p: tuple(board["players"][p]["pos"]) for p in present(board)}
     targets = {p: grid.target(positions[p], moves[p]) for p in positions}
     targets = {p: (t if grid.on_grid(t, board["size"]) else positions[p]) for p, t in targets.items()}
-    final, collisions = grid.resolve_moves(positions, targets)
+    final, collisions = grid.resolve_moves(positions, targets, rulings)
     for player, square in final.items():
         board["players"][player]["pos"] = list(square)
 
@@ -329,14 +338,21 @@ def _form_teams(state: State, board: Board, events: list[JSON], draws: JSON, rng
 
 
 # -- Late sign-ups, quitting, ejection by the GM ------------------------------------------------
-def join(state: State, player: JSON, rng: Rng) -> JSON:
-    """Round 1 sign-ups while the bids are open (ruling 15) join as at the start; later, a new player is an
-    underworld player with ``newcomer_points`` on a random empty square, while six or more players remain."""
+def joins_as_at_the_start(state: State, rulings: Rulings) -> bool:
+    """Ruling 15: a sign-up while the bids are open joins as if it came in time only under the house rule
+    ``round_one_signups`` (version 1.0.0: always); else it is a late sign-up, as the rulebook says."""
+    return state["stage"] == "bidding" and (state["options"]["round_one_signups"]
+                                            or not rulings.round_one_signups_is_an_option)
+
+
+def join(state: State, player: JSON, rng: Rng, rulings: Rulings) -> JSON:
+    """Rule 5 and ruling 15: a late sign-up is an underworld player with ``newcomer_points`` (on a random empty
+    square once the map is drawn; joining a team takes the team's vote), unless it joins as at the start."""
     options, board = state["options"], board_of(state)
     pid = player["id"]
     board["players"][pid] = {"team": None, "pos": None}
     square = None
-    if state["stage"] == "bidding":
+    if joins_as_at_the_start(state, rulings):
         element = (player.get("fields") or {}).get("element")
         tid = element_team(board, element) if element else None
         if tid is not None:
@@ -347,10 +363,11 @@ def join(state: State, player: JSON, rng: Rng) -> JSON:
                            options["element_points"] if element else options["underworld_points"])
     else:
         tid = new_team(board, None, [pid], options["newcomer_points"])
-        free = empty_squares(board)
-        index = rng.below(len(free))
-        square = list(free[index])
-        board["players"][pid]["pos"] = square
+        if board["size"] is not None:  # during the bids the map is not drawn yet: placed with everyone
+            free = empty_squares(board)
+            index = rng.below(len(free))
+            square = list(free[index])
+            board["players"][pid]["pos"] = square
     return {"public": {"joined": pid, "team": tid, "square": square}, "board": board}
 
 

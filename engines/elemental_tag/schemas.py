@@ -45,7 +45,7 @@ class OptionsSchema(Schema):
     grid_size = _count(0, validate.Range(0, 40))  # 0: 5 x 5, larger past 12 players (ruling 2)
     min_teams = _count(3, validate.Range(2, MAX_PLAYERS))
     late_join_min_players = _count(6, validate.Range(0, MAX_PLAYERS))
-    round_one_signups = fields.Boolean(load_default=True)
+    round_one_signups = fields.Boolean(load_default=False)
 
 
 class JoinSchema(Schema):

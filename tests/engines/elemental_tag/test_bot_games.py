@@ -74,7 +74,7 @@ def test_bot_games_from_7_to_60_players_keep_every_invariant_to_the_end(count: i
         assert mapped["size"] == 11 if len(mapped["players"]) > 50 else mapped["size"] < 11  # ruling 2
 
 
-def _everyone_arrives(positions: dict, targets: dict) -> tuple[dict, list]:
+def _everyone_arrives(positions: dict, targets: dict, rulings: object = None) -> tuple[dict, list]:
     """A planted bug: collisions are never resolved, everyone goes where they asked."""
     return {p: tuple(targets[p]) for p in positions}, []
 

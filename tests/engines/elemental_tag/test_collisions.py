@@ -61,6 +61,34 @@ def test_rule_3_third_kind_crossing_diagonals() -> None:
     assert kinds(collisions) == [(3, ["A", "B"])]
 
 
+def test_rule_3_third_kind_crossing_diagonals_one_above_the_other() -> None:
+    """A at (5, 6) goes south-east while B below at (5, 7) goes north-east: the paths cross (issue 30), both stay.
+
+        A↘
+        B↗
+    """
+    final, collisions = play({"A": (5, 6), "B": (5, 7)}, {"A": "se", "B": "ne"})
+    assert final == {"A": (5, 6), "B": (5, 7)}
+    assert kinds(collisions) == [(3, ["A", "B"])]
+    assert kinds(play({"A": (6, 6), "B": (6, 7)}, {"A": "sw", "B": "nw"})[1]) == [(3, ["A", "B"])]
+
+
+def test_rule_3_collisions_of_the_same_precedence_are_simultaneous() -> None:
+    """O heads west into Z's path and they meet at (3, 3); in the same pass I and X head into O's square.  O was
+    still moving when the pass began, so I and X collide with each other, not with O (issue 30: O was counted
+    as the square's still occupant).  Then the chain: nobody else heads for O's square.
+
+        Z→ . ←O ←I
+               ↑X
+    """
+    start = {"Z": (2, 3), "O": (4, 3), "I": (5, 3), "X": (4, 4)}
+    final, collisions = play(start, {"Z": "e", "O": "w", "I": "w", "X": "n"})
+    assert final == start
+    assert kinds(collisions) == [(2, ["O", "Z"]), (2, ["I", "X"])]
+    assert [c["into"] for c in collisions] == [None, None]
+    assert collisions[0]["step"] == collisions[1]["step"]
+
+
 def test_rule_3_a_chain_of_five() -> None:
     """E and F meet in one space; D, C, B and A, each following the one ahead, stop one after another.
 

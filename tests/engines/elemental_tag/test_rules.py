@@ -65,6 +65,17 @@ def test_rule_1_the_lowest_bid_is_it_and_every_other_bid_is_paid() -> None:
     assert outcome["secret"]["bids"]["p6"] == 1 and "bids" not in outcome["public"]
 
 
+def test_ruling_9_individual_bids_are_never_announced_only_each_teams_total() -> None:
+    """Issue 30: one change per team, its bids' total (fire pays 5 + 3 + 4 as one 12); the bids stay secret."""
+    state = signed_up(FIRE3_WATER2_ALONE2)
+    for player, amount in {"p1": 5, "p2": 3, "p3": 4, "p4": 2, "p5": 6, "p6": 1, "p7": 7}.items():
+        state = send(state, player, type="bid", amount=amount)
+    outcome, _ = resolve(state)
+    assert outcome["public"]["changes"] == [{"team": "t1", "points": -12, "why": "bid"},
+                                            {"team": "t2", "points": -8, "why": "bid"},
+                                            {"team": "t4", "points": -7, "why": "bid"}]
+
+
 def test_rule_1_a_tie_for_lowest_is_drawn_and_the_others_pay_the_average_bid() -> None:
     state = signed_up(FIRE3_WATER2_ALONE2)
     bids = {"p1": 2, "p2": 9, "p3": 9, "p4": 2, "p5": 9, "p6": 2, "p7": 9}
@@ -218,6 +229,9 @@ def test_rule_4_only_the_it_player_sends_a_tag_list_and_it_stays_secret() -> Non
         send(state, "p2", type="move", direction="stay", tags=["p3"])
     with pytest.raises(RuleError, match="yourself"):
         send(state, "p1", type="move", direction="stay", tags=["p1"])
+    with pytest.raises(RuleError) as refused:  # issue 30: the doc's rule, not "players"
+        send(state, "p1", type="move", direction="stay", tags=["p2", "p99"])
+    assert refused.value.rule == "rule 4: tagging" and refused.value.details == {"tags": ["Not a player in play."]}
     sent = send(state, "p1", type="move", direction="s", tags=["p2"])
     for viewer in [PUBLIC, "p2", "p3"]:
         assert "p2" not in str(ENGINE.view(sent, viewer).get("you", {}).get("order"))
@@ -313,8 +327,24 @@ def test_rule_5_a_new_underworld_player_joins_with_10_points_while_six_or_more_r
         ENGINE.change_members(few, {"kind": "join", "player": newcomer}, None)
 
 
-def test_ruling_15_a_sign_up_while_the_bids_are_open_joins_as_at_the_start() -> None:
-    played = start(ENGINE, {}, player_list(3, [{}, {}, {"element": "air"}]), "late")
+def test_ruling_15_a_sign_up_while_the_bids_are_open_is_a_late_sign_up_as_the_rulebook_says() -> None:
+    """"Late signups are handled as described later": the underworld with 10 points (joining a team takes its
+    vote), only while six or more players remain; the map is drawn after the bids, so no square yet."""
+    played = start(ENGINE, {}, player_list(7, FIRE3_WATER2_ALONE2), "late")
+    record = change_members(ENGINE, played, "join", {"id": "p8", "name": "Hal", "fields": {"element": "fire"}})
+    state = played.final
+    assert members(state, "p8") == ["p8"] and points(state, "p8") == 10 and members(state, "p1") == ["p1", "p2", "p3"]
+    assert state["players"]["p8"]["pos"] is None and record["outcome"]["public"]["square"] is None
+    assert "p8" in ENGINE.phase(state).awaiting
+    few = start(ENGINE, {}, player_list(3, [{}, {}, {"element": "air"}]), "late")
+    with pytest.raises(RuleError, match="at least 6 players"):
+        change_members(ENGINE, few, "join", {"id": "p4", "name": "Dee", "fields": {"element": "air"}})
+
+
+def test_ruling_15_option_round_one_signups_joins_as_at_the_start() -> None:
+    """The house rule: a sign-up while the bids are open joins its element's team without a vote, or the
+    underworld with 25 points."""
+    played = start(ENGINE, {"round_one_signups": True}, player_list(3, [{}, {}, {"element": "air"}]), "late")
     change_members(ENGINE, played, "join", {"id": "p4", "name": "Dee", "fields": {"element": "air"}})
     change_members(ENGINE, played, "join", {"id": "p5", "name": "Eve", "fields": {}})
     state = played.final
@@ -461,6 +491,28 @@ def test_ruling_5_a_chain_collision_and_a_crossing_count_as_colliding_with_a_tar
     state = send(send(state, "p1", type="move", direction="se", tags=["p7"]), "p7", type="move", direction="sw")
     outcome, after = resolve(state)
     assert outcome["public"]["collisions"][0]["kind"] == 3 and after["it"] == "p7"
+
+
+def test_rule_3_same_precedence_a_player_stopped_in_the_pass_is_not_tagged_as_its_still_occupant() -> None:
+    """Issue 30: p7 meets p2 at (3, 3) while p1 (it, tagging p7) and p6 head into p7's square in the same pass:
+    p1 collides with p6, never with p7, so nobody is tagged."""
+    squares = {"p2": (2, 3), "p7": (4, 3), "p1": (5, 3), "p6": (4, 4)}
+    state = on_map(signed_up(FIRE3_WATER2_ALONE2), squares, it="p1")
+    for player, direction in {"p2": "e", "p7": "w", "p6": "n"}.items():
+        state = send(state, player, type="move", direction=direction)
+    outcome, after = resolve(send(state, "p1", type="move", direction="w", tags=["p7"]))
+    assert [c["players"] for c in outcome["public"]["collisions"]] == [["p2", "p7"], ["p1", "p6"]]
+    assert after["it"] == "p1" and outcome["public"]["tagged"] is None
+
+
+def test_rule_3_third_kind_a_crossing_one_above_the_other_tags() -> None:
+    """Issue 30: p1 (it) at (2, 2) goes south-east, p7 below at (2, 3) north-east: they cross, and p7 is it."""
+    state = on_map(signed_up(FIRE3_WATER2_ALONE2), {"p1": (2, 2), "p7": (2, 3), "p6": (5, 5)}, it="p1")
+    state = send(send(state, "p1", type="move", direction="se", tags=["p7"]), "p7", type="move", direction="ne")
+    outcome, after = resolve(state)
+    assert [(c["kind"], c["players"]) for c in outcome["public"]["collisions"]] == [(3, ["p1", "p7"])]
+    assert after["players"]["p1"]["pos"] == [2, 2] and after["players"]["p7"]["pos"] == [2, 3]
+    assert after["it"] == "p7"
 
 
 def test_the_hint_offers_what_the_rules_allow_now() -> None:
