@@ -91,11 +91,15 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     verify.add_argument("--receipt", action="append", default=[], metavar="SEQ:HASH",
                         help="also check that the log holds this order receipt (repeatable)")
 
-    simulate = sub.add_parser("simulate", help="bots play a whole game through the real store and worker")
+    simulate = sub.add_parser("simulate", help="bots play a whole game through the real store and worker",
+                              description="Bots play a whole game through the real store and an RQ worker of this "
+                              "process, on a queue of its own (so it runs beside `arbiter up` on up's Redis). "
+                              "Without REDIS_URL it starts a Redis of its own for the game and deletes it after.")
     types = _game_types() if argv[:1] == ["simulate"] else []  # engines are imported only for simulate
     simulate.add_argument("type", metavar="TYPE",  # an unknown one is refused naming every type
                           help="the game type: " + (", ".join(types) or "see arbiter simulate --help"))
-    simulate.add_argument("--players", type=int, required=True, help="how many bots play")
+    simulate.add_argument("--players", type=int, required=True,
+                          help="how many bots play" + (f" ({_player_ranges()})" if types else ""))
     simulate.add_argument("--seed", default="simulate", help="the game's seed (default: %(default)s)")
     simulate.add_argument("--options", default="{}", help="game options as JSON")
     simulate.add_argument("--quiet", action="store_true", help="print only the result, not each phase")
@@ -111,21 +115,35 @@ def _game_types() -> list[str]:
     return registry.names()
 
 
-def _context():
+def _player_ranges() -> str:
+    """Each game type's player counts as the API publishes them, e.g. "extreme-ways 2-24"."""
+    from engines import registry
+    from service.openapi import players
+
+    def counts(engine: Any) -> str:
+        told = players(engine)
+        varied = "".join(f"; {o['option']} {o['value']}: {o['min']}-{o['max']}" for o in told["by_option"])
+        return f"{engine.meta.name} {told['min']}-{told['max']}{varied}"
+
+    return ", ".join(counts(engine) for engine in registry.all_latest())
+
+
+def _context(where: str | None = None):
     from runtime.config import Settings
     from runtime.context import Context, use
 
     context = Context(Settings.from_env())
-    _say_which_redis(context.settings.redis_url)
+    _say_which_redis(context.settings.redis_url, where)
     use(context)
     return context
 
 
-def _say_which_redis(url: str) -> None:
+def _say_which_redis(url: str, where: str | None = None) -> None:
     """Every command that uses Redis says which (on stderr): `arbiter up` runs its own on another port."""
     from runtime.config import address
 
-    where = "REDIS_URL" if os.environ.get("REDIS_URL") else "the default; `arbiter up` prints the REDIS_URL to export"
+    where = where or ("REDIS_URL" if os.environ.get("REDIS_URL") else
+                      "the default; `arbiter up` prints the REDIS_URL to export")
     print(f"arbiter: using Redis at {address(url)} ({where})", file=sys.stderr, flush=True)
 
 
@@ -324,15 +342,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"cannot simulate: --options is not valid JSON ({exc}); give an object, e.g. "
               """--options '{"announce": "none"}'""", file=sys.stderr)
         return 2
-    temp = folder = None
+    temp = folder = where = None
     if not os.environ.get("REDIS_URL"):
         from cli import embedded_redis
 
         folder = Path(tempfile.mkdtemp(prefix="arbiter-sim-"))
         temp = embedded_redis.start(folder, aof=False)
         os.environ["REDIS_URL"] = temp.url
+        where = "started for this simulation, deleted after it; REDIS_URL runs it on yours"
     try:
-        report = simulate.run(_context(), args.type, args.players, args.seed, options,
+        report = simulate.run(_context(where), args.type, args.players, args.seed, options,
                               echo=None if args.quiet else print)
     except ApiError as exc:
         print(f"cannot simulate: {exc.message} {json.dumps(exc.details)}", file=sys.stderr)

@@ -2,14 +2,21 @@
 
 Every order goes through the same commands as the API (validation, conditional
 append), and every phase is resolved by an RQ worker, so a simulation exercises the
-whole path except HTTP.
+whole path except HTTP.  The worker is this process's own, on a queue of its own
+(``<ARBITER_QUEUE>-simulate-<random>``): beside a running ``arbiter up`` on the same Redis,
+``up``'s worker would otherwise take the simulation's jobs while the simulation looked
+for its phase resolved.  What the simulation leaves on its queue is deleted at the end;
+a game it could not finish is paused, so nobody's deadlines run it on without its bots.
 """
 from __future__ import annotations
 
+import secrets
+from dataclasses import replace
 from typing import Any, Callable
 
-from rq import Queue, SimpleWorker
-from rq.serializers import JSONSerializer
+from rq.job import Job
+from rq.registry import (CanceledJobRegistry, DeferredJobRegistry, FinishedJobRegistry, ScheduledJobRegistry,
+                         StartedJobRegistry)
 
 from engines import registry
 from engines.rng import Rng
@@ -17,8 +24,9 @@ from replays.audit import audit
 from replays.fold import engine_for
 from service import commands
 from service.auth import PUBLIC_CALLER, Caller, digest
-from runtime.context import Context
+from runtime.context import Context, using
 from service.errors import ApiError
+from workers.runner import run_burst
 
 
 def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str, Any],
@@ -26,7 +34,17 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
         interrupts: dict[int, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """``interrupts``: orders sent as phase N opens, before the bots', keyed by N: a GM's ruling
     (``gm.eject``) or a player's ``quit`` (``{"type": "quit", "player": "p2"}``), for recorded games."""
-    say = echo or (lambda _text: None)
+    own = Context(replace(ctx.settings, queue_name=f"{ctx.settings.queue_name}-simulate-{secrets.token_hex(4)}"))
+    with using(own):  # the jobs this process runs schedule the next phases on the simulation's queue
+        try:
+            return _play(own, game_type, players, seed, options, echo or (lambda _text: None), max_phases,
+                         interrupts or {})
+        finally:
+            _clear_queue(own)
+
+
+def _play(ctx: Context, game_type: str, players: int, seed: str, options: dict[str, Any], say: Callable[[str], Any],
+          max_phases: int, interrupts: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
     engine = registry.latest(game_type)
     if engine is None:
         raise ApiError(422, "unknown_type", f"Unknown game type {game_type!r}; known: {', '.join(registry.names())}.")
@@ -41,15 +59,12 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
         callers[joined["player_id"]] = Caller("player", joined["player_id"], digest(joined["token"]))
     commands.start(ctx, game_id, gm)
     say(f"game {game_id}: {engine.meta.title}, {players} bots, seed commitment {created['seed_commitment'][:12]}…")
-    connection = ctx.rq_connection()  # RQ raises its socket timeout: not on the connections the bots use
-    queue = Queue(ctx.settings.queue_name, connection=connection, serializer=JSONSerializer)
-    worker = _PhaseWorker([queue], connection=connection, serializer=JSONSerializer)
     for _ in range(max_phases):
         record = ctx.loader.load(game_id)
         if record["status"] == "finished":
             break
         number = record["phase"]["number"]
-        for order in (interrupts or {}).pop(number, []):
+        for order in interrupts.pop(number, []):
             who = order.get("player", "gm")
             commands.act(ctx, game_id, callers[who], {k: v for k, v in order.items() if k != "player"})
             say(f"  {who}: {order['type']}")
@@ -72,7 +87,7 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
             still = engine_for(record).phase(record["engine"])
             if still is not None and still.awaiting:
                 commands.act(ctx, game_id, gm, {"type": "gm.resolve_now", "reason": "simulation: bots are done"})
-        worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
+        run_burst(ctx)
         after = ctx.loader.load(game_id)
         if after["status"] != "finished" and after["phase"] is not None and after["phase"]["number"] == number:
             # Every order is in and the GM forced it: another round would fail the same way.
@@ -84,19 +99,35 @@ def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str
     finished = record["status"] == "finished"
     revealed = record.get("seed") or ctx.store.private_field(game_id, "seed")  # at the end; the GM's before
     report = audit(ctx.store.read(game_id), revealed)
+    if not finished and record["status"] == "running":
+        _pause(ctx, game_id, gm, say)
     say(f"{'finished' if finished else 'STOPPED UNFINISHED'} after {record['seq']} events; "
         f"audit {'ok' if report['ok'] else 'FAILED'}")
     return {"game_id": game_id, "result": record.get("result"), "audit_ok": report["ok"], "events": record["seq"],
             "finished": finished}
 
 
-class _PhaseWorker(SimpleWorker):
-    """Runs each phase's queued resolution in this process, without RQ's command channel: nobody sends
-    this worker commands, and stopping the channel's listener thread after each burst took ~250 ms a
-    phase, three quarters of a simulation's time (cProfile: 2.0 of 2.7 s for an Extreme Ways game)."""
+def _pause(ctx: Context, game_id: str, gm: Caller, say: Callable[[str], Any]) -> None:
+    """A game the bots stopped playing is paused: its deadlines would otherwise play it on with nobody's orders."""
+    try:
+        commands.act(ctx, game_id, gm, {"type": "gm.pause", "reason": "simulation stopped unfinished"})
+        say(f"game {game_id} paused")
+    except ApiError as exc:
+        say(f"game {game_id} could not be paused: {exc.message}")
 
-    def subscribe(self) -> None:
-        """No command channel (see the class)."""
+
+def _clear_queue(ctx: Context) -> None:
+    """Delete the simulation's queue and its jobs, queued and scheduled (the next deadlines of a game it stopped);
+    nothing else reads that queue.  Failed jobs stay in their registry for a week, to be looked at."""
+    connection = ctx.queue_redis
+    for queue in (ctx.queue, ctx.webhook_queue):
+        for kind in (ScheduledJobRegistry, FinishedJobRegistry, StartedJobRegistry, DeferredJobRegistry,
+                     CanceledJobRegistry):
+            registry_of_kind = kind(queue=queue)
+            for job_id in registry_of_kind.get_job_ids():
+                Job(job_id, connection=connection).delete(remove_from_queue=False)
+            connection.delete(registry_of_kind.key)
+        queue.delete(delete_jobs=True)
 
 
 def _fields_for(engine: Any, players: int) -> list[dict[str, Any]]:

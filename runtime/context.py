@@ -1,6 +1,8 @@
 """The process-wide connections: event store, loader and queue, built once per process."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -114,3 +116,14 @@ def use(context: Context | None) -> None:
     """Install a context (tests, the CLI) or clear it."""
     global _current
     _current = context
+
+
+@contextmanager
+def using(context: Context) -> Iterator[Context]:
+    """Install ``context`` for a while (``arbiter simulate`` on a queue of its own), then put back what was there."""
+    global _current
+    before, _current = _current, context
+    try:
+        yield context
+    finally:
+        _current = before

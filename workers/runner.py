@@ -122,8 +122,7 @@ def run(
     stop = sweeper.start_thread(Context(ctx.settings)) if with_sweeper and not burst else None
     # RQ gets a connection of its own: it raises that one's socket timeout to minutes for its blocking pops.
     connection = ctx.rq_connection()
-    names = {"resolutions": ctx.settings.queue_name, "webhooks": webhook_queue_name(ctx.settings.queue_name)}
-    listened = [Queue(names[kind], connection=connection, serializer=JSONSerializer) for kind in queues]
+    listened = _queues(ctx, queues, connection)
     worker = WORKER_CLASSES[worker_class](listened, connection=connection, serializer=JSONSerializer, name=name,
                                           worker_ttl=WORKER_TTL_S)
     worker.keep_scheduler = with_scheduler and not burst  # type: ignore[attr-defined]
@@ -132,3 +131,29 @@ def run(
     finally:
         if stop is not None:
             stop.set()
+
+
+class BurstWorker(SimpleWorker):
+    """A SimpleWorker for a short burst in this process (``arbiter simulate``, the tests): it does not subscribe to
+    RQ's command channel.  RQ listens there from a thread that sleeps up to 60 s between reads and joins it for up
+    to a second at every teardown: a second per phase of a simulation, which runs a burst per phase.  Nobody sends
+    commands to a worker that lives a few milliseconds."""
+
+    def subscribe(self) -> None:
+        self.pubsub_thread = None
+
+
+def run_burst(ctx: Context, queues: tuple[str, ...] = ("resolutions",)) -> bool:
+    """Run every job queued now on ``queues`` (not the scheduled ones), in this process; True if any ran."""
+    connection = ctx.rq_connection()
+    try:
+        worker = BurstWorker(_queues(ctx, queues, connection), connection=connection, serializer=JSONSerializer)
+        return worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
+    finally:
+        connection.close()
+
+
+def _queues(ctx: Context, kinds: tuple[str, ...], connection: redis.Redis) -> list[Queue]:
+    """The context's queues of these kinds ("resolutions", "webhooks") on ``connection``, in that order."""
+    names = {"resolutions": ctx.settings.queue_name, "webhooks": webhook_queue_name(ctx.settings.queue_name)}
+    return [Queue(names[kind], connection=connection, serializer=JSONSerializer) for kind in kinds]

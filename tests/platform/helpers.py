@@ -5,10 +5,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask.testing import FlaskClient
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
-
 from runtime.context import Context
+from workers.runner import run_burst
 
 
 @dataclass
@@ -45,5 +43,4 @@ def run_queued_jobs(ctx: Context) -> None:
     webhook deliveries."""
     if not (ctx.queue.count or ctx.webhook_queue.count):
         return  # nothing queued: a worker would only register, find nothing and leave
-    worker = SimpleWorker([ctx.queue, ctx.webhook_queue], connection=ctx.queue_redis, serializer=JSONSerializer)
-    worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
+    run_burst(ctx, ("resolutions", "webhooks"))

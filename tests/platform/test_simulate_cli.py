@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from rq import Worker
+from rq.registry import ScheduledJobRegistry
 
 from engines import registry
 from cli import main as cli
@@ -69,3 +72,32 @@ def test_a_whole_game_still_finishes_and_exits_0(env: dict[str, str]) -> None:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "NOT resolved" not in done.stdout and "audit ok" in done.stdout and '"winners"' in done.stdout
+
+
+def test_a_simulation_leaves_nothing_on_the_servers_queue(ctx: Context) -> None:
+    """Its jobs go to a queue of its own (a running `arbiter up`'s worker would take them from the server's), and
+    that queue is gone afterwards: no job, queued or scheduled, on either."""
+    report = simulate.run(ctx, "extreme-ways", 3, "own-queue", {}, echo=None)
+    assert report["finished"] and report["audit_ok"]
+    assert ctx.queue.count == 0 and ScheduledJobRegistry(queue=ctx.queue).count == 0
+    left = [k.decode() for k in ctx.queue_redis.scan_iter("rq:*simulate*")]
+    assert left == [], left
+
+
+def test_a_simulation_beside_a_running_worker_finishes(env: dict[str, str], ctx: Context) -> None:
+    """`arbiter simulate` on the Redis of a running `arbiter up`: up's worker (scheduler and sweeper too) listens
+    on the server's queue the whole time, and takes none of the simulation's jobs."""
+    worker = subprocess.Popen([str(ARBITER), "worker"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not Worker.all(queue=ctx.queue):  # registered: listening on the server's queue
+            assert worker.poll() is None and time.monotonic() < deadline, worker.stderr.read() if worker.stderr else ""
+            time.sleep(0.05)
+        done = subprocess.run([str(ARBITER), "simulate", "strategic-aspect", "--players", "5", "--seed", "beside"],
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert "NOT resolved" not in done.stdout and "audit ok" in done.stdout
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
