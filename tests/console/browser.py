@@ -50,7 +50,17 @@ def wait_for(driver: Any, check: Callable[[], Any], what: str, timeout: float = 
     try:
         return WebDriverWait(driver, timeout, poll_frequency=0.2).until(attempt)
     except Exception as exc:  # a TimeoutException, reported with what was awaited and what the page said
-        error = driver.find_element("id", "error").text if driver.find_elements("id", "error") else ""
+        error = " | ".join(e.get_attribute("textContent") for e in driver.find_elements("css selector", ".error")
+                           if e.get_attribute("textContent"))
         page = driver.execute_script("return [...document.querySelectorAll('[role=status], #replay-event, #replay-as')]"
                                      ".map(e => e.id + ': ' + (e.value || e.textContent).slice(0, 300)).join('\\n')")
-        raise AssertionError(f"waited {timeout} s for {what}; the page's error line: {error!r}\n{page}") from exc
+        raise AssertionError(f"waited {timeout} s for {what}; the page's error lines: {error!r}\n{page}") from exc
+
+
+def choose(driver: Any, element_id: str, value: str) -> None:
+    """Pick ``value`` in a select once the page offers it (selects are filled from the API as the game moves)."""
+    from selenium.webdriver.support.ui import Select
+
+    wait_for(driver, lambda: driver.find_elements("css selector", f"#{element_id} option[value='{value}']"),
+             f"{value} offered in #{element_id}")
+    Select(driver.find_element("id", element_id)).select_by_value(value)

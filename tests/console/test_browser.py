@@ -11,7 +11,7 @@ import requests
 
 from cli import simulate
 from runtime.context import Context
-from tests.console.browser import chromium, wait_for
+from tests.console.browser import chromium, choose, wait_for
 from tests.forgery import lowered_top_bid
 
 EVIL = "<script>alert(1)</script>"
@@ -34,9 +34,7 @@ def _paste_token(driver: Any, token: str | None) -> None:
 
 
 def _select(driver: Any, element_id: str, value: str) -> None:
-    from selenium.webdriver.support.ui import Select
-
-    Select(driver.find_element("id", element_id)).select_by_value(value)
+    choose(driver, element_id, value)
 
 
 def _content(driver: Any, element_id: str) -> str:
@@ -66,6 +64,14 @@ def _svg(base: str, gid: str, token: str | None, at: int) -> tuple[int, str]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     answer = requests.get(f"{base}/v1/games/{gid}/board.svg?at={at}", headers=headers, timeout=10)
     return answer.status_code, answer.text
+
+
+def _visible_without_scrolling(driver: Any, element_id: str) -> None:
+    """The element is on screen as it is: no scrolling needed to read it."""
+    top, bottom, height = driver.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return [r.top, r.bottom, window.innerHeight];", element_id)
+    assert 0 <= top and bottom <= height, f"#{element_id} is at {top}-{bottom} px in a {height} px window"
 
 
 def _top_event(driver: Any) -> str:
@@ -101,6 +107,10 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
     wait_for(browser, lambda: "gm.pause by gm" in _top_event(browser), "the pause on the timeline")
     assert "paused" in _text(browser, "g-deadline")
     _select(browser, "gm-action", "gm.resume")
+    browser.find_element("css selector", "#gm-form button[type=submit]").click()  # no reason: refused beside it
+    wait_for(browser, lambda: "Give a reason" in _text(browser, "gm-error"), "the missing reason, beside the form")
+    _visible_without_scrolling(browser, "gm-error")
+    browser.find_element("id", "gm-reason").send_keys("Back")
     browser.find_element("css selector", "#gm-form button[type=submit]").click()
     wait_for(browser, lambda: _text(browser, "g-status") == "running", "the resumption")
 
@@ -257,7 +267,10 @@ def test_the_game_page_fits_a_phone_and_works_from_the_keyboard(stack: Any) -> N
         assert driver.switch_to.active_element.tag_name in ("a", "input", "button", "select")
         field = driver.find_element("id", "token-input")
         field.send_keys("not-a-token" + Keys.ENTER)  # the form submits from the keyboard
-        wait_for(driver, lambda: "401" in _text(driver, "error"), "the refusal of a bad token")
+        wait_for(driver, lambda: "401" in _text(driver, "token-error"), "the refusal of a bad token, beside its field")
+        assert "not kept" in _text(driver, "token-error")
+        _visible_without_scrolling(driver, "token-error")
+        assert driver.execute_script("return sessionStorage.length") == 0  # a refused token is not kept (or polled)
         assert [e for e in driver.get_log("browser") if "401" not in e["message"] and e["level"] == "SEVERE"] == []
     finally:
         browsers.close()

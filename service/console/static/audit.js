@@ -71,7 +71,7 @@ export function auditButton() {
       recorded = one && one.events[0] ? one.events[0] : null;
     }
     verdict($("audit-result"), result, recorded);
-  }));
+  }, "audit-error"));
 }
 
 export function verifyForm() {
@@ -79,7 +79,7 @@ export function verifyForm() {
     ev.preventDefault();
     const file = $("verify-file").files[0];
     const out = $("verify-verdict");
-    if (!file) return;
+    if (!file) throw new Error("Choose an exported file first.");
     const text = await file.text();
     let events = [];
     try { events = JSON.parse(text).events || []; } catch (e) { events = []; }
@@ -89,5 +89,5 @@ export function verifyForm() {
     const first = result.divergences && result.divergences[0];
     const recorded = first && Array.isArray(events) ? events.find((e) => e && e.seq === first.seq) : null;
     verdict(out, result, recorded || null);
-  }));
+  }, "verify-error"));
 }

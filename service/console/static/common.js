@@ -7,7 +7,7 @@ export const gameId = document.body.dataset.game;
 export const streamBase = document.body.dataset.stream || "";  // the stream process's /v1, where the server has one
 export const $ = (id) => document.getElementById(id);
 export const gamePath = () => `/games/${encodeURIComponent(gameId)}`;
-const key = (what) => `arbiter:${gameId || "-"}:${what}`;
+const key = (what, game = gameId) => `arbiter:${game || "-"}:${what}`;
 
 // Who the tab's token is and the game as it sees it, kept up to date by the page's refresh.
 export const session = { me: { role: "public" }, game: null };
@@ -15,6 +15,16 @@ export const session = { me: { role: "public" }, game: null };
 export function token() { return sessionStorage.getItem(key("token")); }
 export function keepToken(value) { sessionStorage.setItem(key("token"), value); }
 export function forgetToken() { sessionStorage.removeItem(key("token")); }
+export function keepTokenFor(game, value) { sessionStorage.setItem(key("token", game), value); }
+// A token pasted on the index page, for the next game page this tab opens (which keeps it only if it is that game's).
+export function pendingToken() { return sessionStorage.getItem("arbiter:-:token"); }
+export function keepPendingToken(value) { sessionStorage.setItem("arbiter:-:token", value); }
+export function dropPendingToken() { sessionStorage.removeItem("arbiter:-:token"); }
+// Preferences that are no secret (the report's format), kept for the tab.
+export function preference(name, value) {
+  if (value !== undefined) sessionStorage.setItem(`arbiter:pref:${name}`, value);
+  return sessionStorage.getItem(`arbiter:pref:${name}`);
+}
 
 function authHeaders(bearer) {
   const tok = bearer === undefined ? token() : bearer;
@@ -22,28 +32,36 @@ function authHeaders(bearer) {
 }
 
 // A /v1 call with the tab's token (``bearer``: another, or null for none), answering the parsed body or throwing the
-// API's error message.
+// API's error (an ApiError).  GETs revalidate with the browser's cache: the API answers an unchanged read with a 304
+// to the ETag the browser holds, so polling an idle game costs a few hundred bytes.
+export class ApiError extends Error {
+  constructor(status, error) {
+    const details = error.details && Object.keys(error.details).length ? ` ${JSON.stringify(error.details)}` : "";
+    super(`${status} ${error.code || ""}: ${error.message}${details}`);
+    this.status = status;
+    this.code = error.code;
+    this.details = error.details || {};
+  }
+}
+
 export async function api(path, { method = "GET", body, bearer, raw } = {}) {
   const headers = authHeaders(bearer);
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(`/v1${path}`, {
-    method, headers, body: raw ? body : body === undefined ? undefined : JSON.stringify(body), cache: "no-store",
+    method, headers, body: raw ? body : body === undefined ? undefined : JSON.stringify(body),
+    cache: method === "GET" ? "no-cache" : "no-store",
   });
   const text = await response.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (e) { data = text; }
-  if (!response.ok) {
-    const err = (data && data.error) || { message: `HTTP ${response.status}` };
-    const details = err.details && Object.keys(err.details).length ? ` ${JSON.stringify(err.details)}` : "";
-    throw new Error(`${response.status} ${err.code || ""}: ${err.message}${details}`);
-  }
+  if (!response.ok) throw new ApiError(response.status, (data && data.error) || { message: `HTTP ${response.status}` });
   return data;
 }
 
 // A board picture of /v1 ``path`` as a blob: URL for an <img> (the CSP allows no other way in with a token), or
 // null where there is none to draw (before the start).
 export async function pictureUrl(path) {
-  const response = await fetch(`/v1${path}`, { headers: authHeaders(), cache: "no-store" });
+  const response = await fetch(`/v1${path}`, { headers: authHeaders(), cache: "no-cache" });
   if (response.status === 409) return null;
   if (!response.ok) throw new Error(`${response.status}: the board picture could not be drawn`);
   return URL.createObjectURL(new Blob([await response.blob()], { type: "image/svg+xml" }));
@@ -72,5 +90,31 @@ export function jsonDetails(summary, value, attrs = {}) {
 }
 
 export function pretty(value) { return JSON.stringify(value, null, 2); }
-export function showError(e) { $("error").textContent = e ? String(e.message || e) : ""; }
-export function guard(fn) { return (...args) => Promise.resolve(fn(...args)).catch(showError); }
+
+// Errors show beside the control that caused them: ``where`` is the id of that form's error line (the page's own,
+// at the top, for what no control caused: a game that does not exist).  The line is brought into view.
+export function showError(e, where = "error") {
+  const line = $(where) || $("error");
+  line.textContent = e ? String(e.message || e) : "";
+  line.hidden = !e;
+  if (e && line.scrollIntoView) line.scrollIntoView({ block: "nearest" });
+}
+export function guard(fn, where = "error") {
+  return (...args) => Promise.resolve(fn(...args)).catch((e) => showError(e, where));
+}
+
+// Copy ``text``: the clipboard API where the page is a secure context (HTTPS or localhost), else the older
+// selection copy; answers what happened, for the button to say.
+export async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(text);
+    return "Copied";
+  }
+  const area = el("textarea", null, { readonly: "", class: "offscreen" });
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  let done = false;
+  try { done = document.execCommand("copy"); } finally { area.remove(); }
+  return done ? "Copied" : "Select the text and copy it (this browser lets only HTTPS pages use the clipboard)";
+}

@@ -1,31 +1,62 @@
 // The Arbiter console: plain JavaScript modules over the public /v1 API (common.js), no build step.  This one starts
-// each page and draws the game, its timeline (live from the stream where there is one: live.js), the GM's actions,
-// the replay and the reports; audit.js the audit and verify panels; play.js a player's page.
-import { $, api, el, forgetToken, gameId, gamePath, guard, keepToken, page, pictureUrl, pretty, session, showError,
-  showPicture, token } from "./common.js";
+// each page, keeps the token and draws the game's summary; timeline.js the timeline and replay (live from the stream
+// where there is one: live.js), reports.js the forum report, gm.js the GM's tools, audit.js the audit and verify
+// panels, play.js the orders.
+import { $, api, dropPendingToken, el, forgetToken, gameId, gamePath, guard, keepPendingToken, keepToken, page,
+  pendingToken, pictureUrl, session, showError, showPicture, token } from "./common.js";
 import { auditButton, verifyForm } from "./audit.js";
+import { createForm, gmForm, gmPanel } from "./gm.js";
 import * as live from "./live.js";
-import { orderSubmit, playerPanels } from "./play.js";
+import { behalfChoice, behalfPanel, orderSubmit, playerPanels } from "./play.js";
+import { reportForm, reportMoved } from "./reports.js";
+import { sha256Hex } from "./sha256.js";
+import * as timeline from "./timeline.js";
 
-// -- the token ----------------------------------------------------------------------------------------------
+// -- the token: kept only once the API has taken it for this game ------------------------------------------------
+async function useToken(value) {
+  if (!gameId) { keepPendingToken(value); return; }
+  try {
+    await api(gamePath(), { bearer: value });
+  } catch (e) {
+    if (e.status === 401 || e.status === 403 || e.status === 429) {
+      throw new Error(`${e.message} — this token was not kept: the page goes on as before.`);
+    }
+    throw e;
+  }
+  keepToken(value);
+}
+
 function tokenForm() {
   $("token-form").addEventListener("submit", guard(async (ev) => {
     ev.preventDefault();
     const value = $("token-input").value.trim();
-    if (value) keepToken(value);
     $("token-input").value = "";
+    if (value) await useToken(value);
+    showError(null, "token-error");
     await refresh(true);
-  }));
+  }, "token-error"));
   $("token-forget").addEventListener("click", guard(async () => {
     forgetToken();
+    dropPendingToken();
+    showError(null, "token-error");
     await refresh(true);
-  }));
+  }, "token-error"));
+}
+
+// A token pasted on the index page comes with the first game page opened after it, kept if it is that game's.
+async function adoptPendingToken() {
+  const pending = pendingToken();
+  if (!pending || !gameId) return;
+  dropPendingToken();
+  if (token()) return;
+  try { await useToken(pending); } catch (e) { showError(e, "token-error"); }
 }
 
 function roleText() {
   const { me } = session;
   if (me.role === "gm") return "You are the GM.";
   if (me.role === "player") return `You are player ${me.player_id}.`;
+  if (page === "index") return pendingToken() ? "A token is ready for the game you open." : "";
   return "No token: you see what the public sees.";
 }
 
@@ -34,29 +65,46 @@ let deadline = null;
 let boardDrawn = null;  // the seq and token the board was drawn for: a refresh redraws it only when either changes
 
 async function loadGame() {
-  if (!gameId) return;
-  const game = await api(gamePath());
+  let game;
+  try {
+    game = await api(gamePath());
+  } catch (e) {
+    if (e.status === 401 && token()) {  // a token that no longer works is dropped, not sent every 4 s
+      forgetToken();
+      showError(new Error(`${e.message} — the token was forgotten.`), "token-error");
+      game = await api(gamePath());
+    } else throw e;
+  }
   session.game = game;
   session.me = game.you || { role: "public" };
   $("token-role").textContent = roleText();
   $("g-type").textContent = `${game.type} ${game.version}${game.name ? ` — ${game.name}` : ""}`;
   $("g-status").textContent = game.status;
   const phase = game.phase;
-  $("g-phase").textContent = phase ? `${phase.name || phase.kind || ""} (#${phase.number})` : "none";
+  $("g-phase").textContent = phase ? `${phase.name || phase.kind || ""} (#${phase.number})` +
+    `${phase.prompt ? ` — ${phase.prompt}` : ""}` : "none";
   $("g-awaiting").textContent = phase && phase.awaiting ? (phase.awaiting.map(nameOf).join(", ") || "nobody") : "-";
   deadline = phase && phase.deadline ? new Date(phase.deadline) : null;
-  $("g-deadline").textContent = phase && phase.deadline ? phase.deadline :
+  $("g-deadline").textContent = phase && phase.deadline ? `${phase.deadline} (${deadline.toLocaleString()})` :
     phase && phase.paused_remaining_seconds != null ? `paused (${phase.paused_remaining_seconds} s left)` : "none";
   tick();
   if ($("g-players")) $("g-players").textContent = game.players.map((p) =>
     `${p.name} (${p.id}${p.ejected ? ", ejected" : ""}${p.left ? ", left" : ""})`).join(", ") || "none yet";
   if ($("g-commitment")) $("g-commitment").textContent = game.seed_commitment || "";
-  if ($("g-seed")) await showSeed();
+  if ($("g-seed")) showSeed();
   const drawn = `${game.seq}:${token() || ""}`;
   if (game.state && drawn !== boardDrawn) {
     showPicture($("board"), await pictureUrl(`${gamePath()}/board.svg`));
+    $("board").alt = boardAlt(game);
     boardDrawn = drawn;
   }
+}
+
+// The board's alt text: what the picture shows, in words (the phase and the standings the view lists).
+function boardAlt(game) {
+  const phase = game.phase ? `${game.phase.name} #${game.phase.number}` : game.status;
+  const who = game.players.filter((p) => !p.ejected && !p.left).map((p) => p.name).join(", ");
+  return `The ${game.type} board as your view shows it, at seq ${game.seq} (${phase}); players: ${who}.`;
 }
 
 function nameOf(id) {
@@ -64,15 +112,27 @@ function nameOf(id) {
   return p ? `${p.name} (${id})` : id;
 }
 
-async function showSeed() {
+// The seed, which predicts every draw, stays hidden on the GM's screen until a click (once the game is over it is
+// public, and shown); its check against the commitment needs no secure context (sha256.js).
+let seedShownFor = null;
+
+function showSeed() {
   const { game } = session;
   const seed = game.seed;
-  if (!seed) { $("g-seed").textContent = "hidden until the end"; return; }
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(seed));
-  const hex = Array.from(new Uint8Array(digest)).map((b) => b.toString(16).padStart(2, "0")).join("");
-  const ok = hex === game.seed_commitment;
-  $("g-seed").replaceChildren(el("code", seed), document.createTextNode(" "),
-    el("span", ok ? "matches the commitment" : "does NOT match the commitment", { class: ok ? "ok" : "bad" }));
+  const box = $("g-seed");
+  if (!seed) { box.textContent = "hidden until the end"; seedShownFor = null; return; }
+  if (seedShownFor === `${gameId}:${seed}:${game.status}`) return;
+  seedShownFor = `${gameId}:${seed}:${game.status}`;
+  const reveal = () => {
+    const ok = sha256Hex(seed) === game.seed_commitment;
+    box.replaceChildren(el("code", seed), document.createTextNode(" "),
+      el("span", ok ? "matches the commitment" : "does NOT match the commitment", { class: ok ? "ok" : "bad" }));
+  };
+  if (game.status === "finished") { reveal(); return; }
+  const button = el("button", "Show the seed", { type: "button", id: "seed-show" });
+  button.addEventListener("click", reveal);
+  box.replaceChildren(el("span", "Secret: whoever sees it can predict every draw of the game. ", { class: "note" }),
+    button);
 }
 
 function tick() {
@@ -87,146 +147,14 @@ function tick() {
   out.textContent = `${d ? `${d}d ` : ""}${h}h ${String(m).padStart(2, "0")}m ${String(s).padStart(2, "0")}s left`;
 }
 
-// -- the timeline: polled from /events, or live from the stream ------------------------------------------------
-let lastSeq = 0;
-
-async function pollEvents() {
-  for (;;) {
-    const pageOf = await api(`${gamePath()}/events?after=${lastSeq}&limit=500`);
-    for (const event of pageOf.events) addEvent(event, "poll");
-    if (pageOf.next_after == null) break;
-  }
-}
-
-// ``via``: where the page heard of it ("poll" or "stream"), kept on the item.
-function addEvent(event, via) {
-  if (event.seq <= lastSeq) return;
-  lastSeq = event.seq;
-  const item = el("li", null, { value: String(event.seq), "data-seq": String(event.seq), "data-via": via });
-  const details = el("details");
-  const actor = event.actor ? ` by ${event.actor}` : "";
-  details.append(el("summary", `#${event.seq} ${event.type}${actor} — ${event.at}`));
-  const receipt = { game_id: gameId, seq: event.seq, hash: event.hash, prev_hash: event.prev_hash, at: event.at };
-  details.append(el("p", `hash ${event.hash}`, { class: "note" }), el("h3", "Receipt"), el("pre", pretty(receipt)),
-    el("h3", "Event"), el("pre", pretty(event)));
-  item.append(details);
-  $("timeline").prepend(item);
-}
-
-// The replay's slider reaches the newest seq; a slider at the end (or ``anew``: a page opened or a token changed)
-// follows the game.
-async function timelineMoved(anew) {
-  const slider = $("replay-seq");
-  const atEnd = Number(slider.value) === Number(slider.max);
-  const grew = Number(slider.max) !== Math.max(lastSeq, 1);
-  slider.max = String(Math.max(lastSeq, 1));
-  if (anew || (atEnd && grew)) { slider.value = slider.max; await showReplay(); }
-}
-
+// -- the timeline, live --------------------------------------------------------------------------------------------
 let catchingUp = null;  // one refresh at a time after stream events, however many arrive together
 
 function heardLive(event, via) {
-  addEvent(event, via);
+  timeline.addEvent(event, via);
   if (!catchingUp) {
     catchingUp = setTimeout(guard(async () => { catchingUp = null; await refresh(false); }), 150);
   }
-}
-
-// -- GM actions -------------------------------------------------------------------------------------------------
-function gmForm() {
-  $("gm-form").addEventListener("submit", guard(async (ev) => {
-    ev.preventDefault();
-    const type = $("gm-action").value;
-    const reason = $("gm-reason").value.trim();
-    let answer;
-    if (type === "start") {
-      answer = await api(`${gamePath()}/start`, { method: "POST" });
-    } else {
-      const body = { type, reason };
-      if (type === "gm.extend_deadline") body.seconds = Number($("gm-seconds").value);
-      if (type === "gm.eject") body.player_id = $("gm-player").value;
-      answer = await api(`${gamePath()}/actions`, { method: "POST", body });
-    }
-    $("gm-result").textContent = `Done: seq ${answer.seq}, hash ${answer.hash}`;
-    showError(null);
-    await refresh(false);
-  }));
-}
-
-function gmPlayers() {
-  const select = $("gm-player");
-  const chosen = select.value;
-  select.replaceChildren(...session.game.players.filter((p) => !p.ejected).map((p) =>
-    el("option", `${p.name} (${p.id})`, { value: p.id })));
-  if (chosen) select.value = chosen;
-}
-
-// -- replay and "view as": the board and the state at a seq as one viewer saw them (the API's ``at`` and ``as``) --
-function viewAsOptions() {
-  const { me, game } = session;
-  const select = $("replay-as");
-  const chosen = select.value;
-  const options = [];
-  if (me.role === "gm") options.push(el("option", "GM", { value: "gm" }));
-  if (me.role === "player") options.push(el("option", `${me.player_id} (you)`, { value: me.player_id }));
-  options.push(el("option", "Public", { value: "public" }));
-  if (me.role === "gm") {
-    for (const p of game.players) options.push(el("option", `${p.name} (${p.id})`, { value: p.id }));
-  }
-  select.replaceChildren(...options);
-  if (chosen && [...select.options].some((o) => o.value === chosen)) select.value = chosen;
-}
-
-let replayAsked = 0;  // only the latest request's frame is shown: answers may come back out of order
-
-async function showReplay() {
-  const asked = ++replayAsked;
-  const at = Number($("replay-seq").value);
-  $("replay-at").textContent = String(at);
-  const viewer = $("replay-as").value || "public";
-  const query = `at=${at}&as=${encodeURIComponent(viewer)}`;
-  const frame = await api(`${gamePath()}/replay?${query}`);
-  const picture = frame.view && frame.view.state ? await pictureUrl(`${gamePath()}/board.svg?${query}`) : null;
-  if (asked !== replayAsked) { if (picture) URL.revokeObjectURL(picture); return; }
-  const event = frame.event;
-  const who = $("replay-as").selectedOptions[0];
-  $("replay-line").textContent = `#${frame.seq} ${event.type}${event.actor ? ` by ${event.actor}` : ""} — ` +
-    `${event.at}, as ${who ? who.textContent : viewer} saw it`;
-  showPicture($("replay-board"), picture);
-  $("replay-board").alt = `The board just after seq ${frame.seq}, as ${who ? who.textContent : viewer} saw it`;
-  $("replay-note").textContent = picture ? "" : "No board yet: the game had not started at this seq.";
-  $("replay-event").textContent = pretty(event);
-  $("replay-view").textContent = pretty(frame.view ? frame.view.state : null);
-}
-
-function replayForm() {
-  const slider = $("replay-seq");
-  slider.addEventListener("change", guard(showReplay));
-  slider.addEventListener("input", () => { $("replay-at").textContent = slider.value; });
-  $("replay-as").addEventListener("change", guard(showReplay));
-  $("replay-back").addEventListener("click", guard(async () => {
-    slider.value = String(Math.max(1, Number(slider.value) - 1)); await showReplay();
-  }));
-  $("replay-next").addEventListener("click", guard(async () => {
-    slider.value = String(Math.min(Number(slider.max), Number(slider.value) + 1)); await showReplay();
-  }));
-}
-
-// -- reports ---------------------------------------------------------------------------------------------------
-function reportForm() {
-  $("report-form").addEventListener("submit", guard(async (ev) => {
-    ev.preventDefault();
-    const format = $("report-format").value;
-    const round = $("report-round").value;
-    const query = `format=${encodeURIComponent(format)}${round ? `&round=${encodeURIComponent(round)}` : ""}`;
-    const body = await api(`${gamePath()}/report?${query}`);
-    $("report-text").textContent = typeof body.report === "string" ? body.report : pretty(body.report);
-  }));
-  $("report-copy").addEventListener("click", guard(async () => {
-    await navigator.clipboard.writeText($("report-text").textContent);
-    $("report-copy").textContent = "Copied";
-    setTimeout(() => { $("report-copy").textContent = "Copy"; }, 1500);
-  }));
 }
 
 // -- start -----------------------------------------------------------------------------------------------------
@@ -235,47 +163,60 @@ async function refresh(full) {
   if (page === "index") { $("token-role").textContent = roleText(); return; }
   if (full && page === "game") live.stop();  // what the last token's stream would still say is not for this one
   await loadGame();
+  showError(null);
   if (page === "game") {
-    $("gm").hidden = session.me.role !== "gm";
-    if (session.me.role === "gm") gmPlayers();
-    if (full) { lastSeq = 0; $("timeline").replaceChildren(); $("replay-as").replaceChildren(); }
-    if (full || !live.noPolling()) await pollEvents();
-    viewAsOptions();
-    await timelineMoved(full);
-    if (full) live.start(() => lastSeq, heardLive, session.game.status === "finished");
+    const gm = session.me.role === "gm";
+    $("gm").hidden = !gm;
+    if (full) timeline.reset();
+    if (full || !live.noPolling()) await timeline.pollEvents();
+    timeline.viewAsOptions();
+    await guard(reportMoved, "report-error")();
+    if (gm) { await gmPanel(); await guard(behalfPanel, "order-error")(); } else $("orders").hidden = true;
+    await timeline.timelineMoved(full);
+    if (full) live.start(timeline.newest, heardLive, session.game.status === "finished");
   } else if (page === "play") {
     await playerPanels();
+    await guard(reportMoved, "report-error")();
   }
 }
 
 async function index() {
-  $("open-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    window.location.assign(`/console/games/${encodeURIComponent($("open-id").value.trim())}`);
-  });
-  $("open-play").addEventListener("click", () => {
-    if ($("open-form").reportValidity())
-      window.location.assign(`/console/games/${encodeURIComponent($("open-id").value.trim())}/play`);
-  });
+  const open = (suffix) => {
+    const id = $("open-id").value.trim();
+    window.location.assign(`/console/games/${encodeURIComponent(id)}${suffix}`);
+  };
+  $("open-form").addEventListener("submit", (ev) => { ev.preventDefault(); open(""); });
+  $("open-play").addEventListener("click", () => { if ($("open-form").reportValidity()) open("/play"); });
+  await createForm();
   const listed = await api("/games", { bearer: null });
   $("games").replaceChildren(...listed.games.map((g) => {
-    const item = el("li");
-    item.append(el("a", g.name || g.game_id, { href: `/console/games/${encodeURIComponent(g.game_id)}` }),
+    const entry = el("li");
+    entry.append(el("a", g.name || g.game_id, { href: `/console/games/${encodeURIComponent(g.game_id)}` }),
       document.createTextNode(` — ${g.type}, ${g.status}`));
-    return item;
+    return entry;
   }));
+}
+
+let polling = false;  // one poll at a time: a slow answer never piles requests up
+
+async function poll() {
+  if (polling || (live.noPolling() && page === "game")) return;
+  polling = true;
+  try { await refresh(false); } finally { polling = false; }
 }
 
 async function boot() {
   tokenForm();
   if ($("verify-form")) verifyForm();
   if (page === "index") { await index(); await refresh(true); return; }
-  if (page === "game") { gmForm(); replayForm(); auditButton(); reportForm(); }
-  if (page === "play") orderSubmit(() => refresh(false));
+  await adoptPendingToken();
+  reportForm();
+  if (page === "game") { gmForm(() => refresh(false)); timeline.replayForm(); auditButton(); behalfChoice(); }
+  orderSubmit(() => refresh(false));
   await refresh(true);
   setInterval(tick, 1000);
   // Polling, where the timeline is not live: the game page's timeline and summary, the player's page.
-  setInterval(guard(() => (live.noPolling() && page === "game" ? null : refresh(false))), 4000);
+  setInterval(guard(poll), 4000);
 }
 
 guard(boot)();

@@ -1,102 +1,141 @@
-// A player's page: their view and hints, an order form built from the game type's action schemas, their receipts.
+// Orders: a player's page (their view and hints, the order form, their receipts) and the GM's "order on a player's
+// behalf".  The form offers the orders the player's hint opens now (hints.js), each built from its schema in
+// /v1/openapi.json (forms.js).
 import { $, api, el, gameId, gamePath, guard, pretty, session, showError, token } from "./common.js";
+import { buildFields } from "./forms.js";
+import { knows, openOrder } from "./hints.js";
 
-let types = null;
-let formPhase = null;
-let documentSchemas = null;
+let catalogue = null;  // the game types and the OpenAPI document's schemas, fetched once
 
-async function orderForm() {
-  const game = session.game;
-  if (!types) {
-    types = (await api("/game-types", { bearer: null })).game_types;
-    documentSchemas = (await fetch("/v1/openapi.json").then((r) => r.json())).components.schemas;
+export async function schemas() {
+  if (!catalogue) {
+    const [types, document] = await Promise.all([api("/game-types", { bearer: null }), api("/openapi.json",
+      { bearer: null })]);
+    catalogue = { types: types.game_types, schemas: document.components.schemas };
   }
-  const type = types.find((t) => t.name === game.type);
-  const phase = game.phase && (game.phase.name || game.phase.kind);
-  const actions = type.actions.filter((a) => a.actor === "player" && (!phase || a.phases.includes(phase)));
-  const select = $("order-type");
-  const chosen = select.value;
-  select.replaceChildren(...actions.map((a) => el("option", a.type, { value: a.type })));
-  if (chosen && actions.some((a) => a.type === chosen)) select.value = chosen;
-  orderFields();
+  return catalogue;
 }
 
-function orderFields() {
-  const game = session.game;
-  const type = types.find((t) => t.name === game.type);
-  const action = type.actions.find((a) => a.type === $("order-type").value);
-  const box = $("order-fields");
-  box.replaceChildren();
-  $("order-help").textContent = action ? action.description : "No order is open to you now.";
-  if (!action) return;
-  const schema = documentSchemas[action.schema] || { properties: {} };
-  for (const [name, prop] of Object.entries(schema.properties || {})) {
-    if (name === "type" || name === "on_behalf_of") continue;
-    const id = `order-${name}`;
-    box.append(el("label", `${name}${prop.description ? ` — ${prop.description}` : ""}`, { for: id }));
-    let input;
-    const example = action.example ? action.example[name] : undefined;
-    if (prop.enum) {
-      input = el("select", null, { id, "data-kind": "string" });
-      input.append(...prop.enum.filter((v) => v !== null).map((v) => el("option", v, { value: v })));
-    } else if (prop.type === "integer" || prop.type === "number") {
-      input = el("input", null, { id, type: "number", "data-kind": "number" });
-      if (prop.minimum !== undefined) input.min = prop.minimum;
-      if (prop.maximum !== undefined) input.max = prop.maximum;
-      if (example !== undefined) input.value = example;
-    } else if (prop.type === "boolean") {
-      input = el("input", null, { id, type: "checkbox", "data-kind": "boolean" });
-    } else if (prop.type === "string") {
-      input = el("input", null, { id, "data-kind": "string" });
-      if (example !== undefined && example !== null) input.value = example;
-    } else {
-      input = el("textarea", null, { id, "data-kind": "json", rows: "2" });
-      input.value = example === undefined ? "" : JSON.stringify(example);
-    }
-    input.dataset.field = name;
-    box.append(input);
+export async function gameType() {
+  const { types } = await schemas();
+  return types.find((t) => t.name === session.game.type);
+}
+
+// The orders ``view`` (a player's) opens now, each with its bounds; a game without a hint reader offers the phase's.
+async function openOrders(view, playerId) {
+  const type = await gameType();
+  const { schemas: all } = await schemas();
+  const phase = session.game.phase;
+  const open = [];
+  for (const action of type.actions.filter((a) => a.actor === "player")) {
+    const schema = all[action.schema] || { properties: {} };
+    let bounds;
+    if (knows(type.name)) bounds = openOrder(type.name, view, action.type, schema);
+    else if (phase && phase.awaiting.includes(playerId) && (!action.phases.length || action.phases.includes(phase.name)))
+      bounds = { legal: {} };
+    if (bounds) open.push({ action, schema, ...bounds });
   }
+  return open;
+}
+
+let reading = null;  // reads the form's body; null while no order is open
+let justSent = false;  // the refresh after an accepted order keeps its receipt line
+
+// Build the form in ``form`` (the page's #order-form) for ``view``; ``playerId`` whose view it is.
+async function drawForm(view, playerId) {
+  const open = await openOrders(view, playerId);
+  const select = $("order-type");
+  const chosen = select.value;
+  select.replaceChildren(...open.map((o) => el("option", o.action.type, { value: o.action.type })));
+  if (chosen && open.some((o) => o.action.type === chosen)) select.value = chosen;
+  if (!justSent) $("order-result").textContent = "";  // an old receipt never stands beside a new form
+  showError(null, "order-error");
+  const draw = () => {
+    const one = open.find((o) => o.action.type === select.value);
+    $("order-send").disabled = !one;
+    const phase = session.game.phase;
+    $("order-help").textContent = one ? one.action.description
+      : `No order is open to ${session.me.role === "gm" ? "this player" : "you"} now` +
+        `${phase && phase.prompt ? ` (${phase.prompt})` : ""}.`;
+    reading = one ? buildFields($("order-fields"), one.schema, { example: one.action.example, legal: one.legal,
+      order: one.order || [], skip: ["type", "on_behalf_of"], prefix: "order" }) : null;
+    if (!one) $("order-fields").replaceChildren();
+  };
+  select.onchange = draw;
+  draw();
 }
 
 // ``sent``: what the page does once an order is accepted (refresh what it shows).
 export function orderSubmit(sent) {
-  $("order-type").addEventListener("change", orderFields);
   $("order-form").addEventListener("submit", guard(async (ev) => {
     ev.preventDefault();
-    const body = { type: $("order-type").value };
-    for (const input of $("order-fields").querySelectorAll("[data-field]")) {
-      const kind = input.dataset.kind;
-      if (kind === "boolean") body[input.dataset.field] = input.checked;
-      else if (input.value === "") continue;
-      else if (kind === "number") body[input.dataset.field] = Number(input.value);
-      else if (kind === "json") body[input.dataset.field] = JSON.parse(input.value);
-      else body[input.dataset.field] = input.value;
-    }
+    $("order-result").textContent = "";
+    if (!reading) return;
+    const body = { type: $("order-type").value, ...reading() };
+    const behalf = $("order-player");
+    if (behalf) body.on_behalf_of = behalf.value;
     const answer = await api(`${gamePath()}/actions`, { method: "POST", body });
-    $("order-result").textContent = `Accepted: seq ${answer.seq}, hash ${answer.hash}`;
-    showError(null);
-    await sent();
-  }));
+    $("order-result").textContent = `Accepted: seq ${answer.seq}, hash ${answer.hash}` +
+      `${behalf ? ` (entered for ${behalf.value}, marked entered by the GM)` : ""}`;
+    showError(null, "order-error");
+    justSent = true;
+    try { await sent(); } finally { justSent = false; }
+  }, "order-error"));
 }
+
+// -- a player's page ---------------------------------------------------------------------------------------------
+let formFor = null;    // the phase and token the form was built for: polling never wipes an order being typed
+let receiptsAfter = 0;  // the receipts are read from the log once, then only what is new
 
 export async function playerPanels() {
   const { game, me } = session;
   $("view").textContent = pretty(game.state);
   const you = game.state && typeof game.state === "object" ? game.state.you : null;
   $("hints").textContent = you ? pretty(you) : "No hints: paste your player token.";
-  // Receipts: each of this player's orders as the log holds it (what `arbiter verify` checks against an export).
+  await receipts(me);
+  const phaseKey = `${game.phase ? game.phase.number : "-"}:${game.status}:${token() || ""}`;
+  $("orders").hidden = me.role !== "player";
+  if (me.role === "player" && phaseKey !== formFor) { await drawForm(game.state, me.player_id); formFor = phaseKey; }
+}
+
+async function receipts(me) {
   const list = $("receipts");
-  const mine = [];
-  if (me.role === "player") {
-    for (let after = 0; after !== null;) {
-      const pageOf = await api(`${gamePath()}/events?after=${after}&limit=1000`);
-      mine.push(...pageOf.events.filter((e) => e.actor === me.player_id && e.type === "action.submitted"));
-      after = pageOf.next_after;
+  if (me.role !== "player") { list.replaceChildren(); receiptsAfter = 0; return; }
+  if (list.dataset.for !== me.player_id) { list.replaceChildren(); receiptsAfter = 0; list.dataset.for = me.player_id; }
+  if (receiptsAfter >= session.game.seq) return;
+  for (let after = receiptsAfter; after !== null;) {
+    const pageOf = await api(`${gamePath()}/events?after=${after}&limit=1000`);
+    for (const e of pageOf.events) {
+      receiptsAfter = e.seq;
+      if (e.actor !== me.player_id || e.type !== "action.submitted") continue;
+      list.prepend(el("li", JSON.stringify({ game_id: gameId, seq: e.seq, hash: e.hash, prev_hash: e.prev_hash,
+        at: e.at, order: e.data.action, ...(e.data.entered_by ? { entered_by: e.data.entered_by } : {}) })));
     }
+    after = pageOf.next_after;
   }
-  list.replaceChildren(...mine.reverse().map((e) => el("li", JSON.stringify(
-    { game_id: gameId, seq: e.seq, hash: e.hash, prev_hash: e.prev_hash, at: e.at, order: e.data.action }))));
-  // The form is rebuilt only when the phase or the token changes, so polling never wipes an order being typed.
-  const phaseKey = `${game.phase ? game.phase.number : "-"}:${token() || ""}`;
-  if (me.role === "player" && phaseKey !== formPhase) { await orderForm(); formPhase = phaseKey; }
+}
+
+// -- the GM's order on a player's behalf ---------------------------------------------------------------------------
+let behalfFor = null;
+
+// The GM picks a player; the form is built from that player's view (the replay's ``as`` at the newest seq).
+export async function behalfPanel() {
+  const { game } = session;
+  const select = $("order-player");
+  const chosen = select.value;
+  const players = game.players.filter((p) => !p.ejected && !p.left);
+  select.replaceChildren(...players.map((p) => el("option", `${p.name} (${p.id})`, { value: p.id })));
+  if (chosen && players.some((p) => p.id === chosen)) select.value = chosen;
+  $("orders").hidden = game.status !== "running" || !players.length;
+  if ($("orders").hidden) return;
+  const key = `${game.phase ? game.phase.number : "-"}:${select.value}`;
+  if (key === behalfFor) return;
+  behalfFor = key;
+  const frame = await api(`${gamePath()}/replay?at=${game.seq}&as=${encodeURIComponent(select.value)}`);
+  await drawForm(frame.view ? frame.view.state : null, select.value);
+}
+
+export function behalfChoice() {
+  $("order-player").addEventListener("change", guard(async () => { behalfFor = null; await behalfPanel(); },
+    "order-error"));
 }
