@@ -25,13 +25,15 @@ class StrictBoolean(fields.Boolean):
 
 def loose_booleans(schema: type[Schema], data: object) -> dict[str, list[str]]:
     """The fields of ``data`` that ``schema`` reads as booleans but that are not JSON true or false (marshmallow's
-    Boolean also takes 0, 1, "yes" ...; the document says boolean), by field name."""
+    Boolean also takes 0, 1, "yes" ...; the document says boolean), by field name.  A field that allows null (declared
+    nullable) takes null too: a game's options echo it, and are copied into new games."""
     if not isinstance(data, dict):
         return {}
     found = {}
     for name, field in schema().fields.items():
         key = field.data_key or name
-        if isinstance(field, fields.Boolean) and key in data and not isinstance(data[key], bool):
+        if isinstance(field, fields.Boolean) and key in data and not isinstance(data[key], bool) and not (
+                data[key] is None and field.allow_none):
             found[key] = ["Not a valid boolean: use true or false."]
     return found
 
