@@ -95,9 +95,11 @@ def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> di
         active = [p for p in record["players"] if still_playing(p)]
         if len(active) >= engine.meta.max_players:
             raise conflict("game_full", f"This game is full ({engine.meta.max_players} players).")
-        if (lookalike := names.taken_by(name, [p["name"] for p in active])) is not None:
-            taken = "Already taken." if lookalike.casefold() == name.casefold() else f"Looks like {lookalike!r}."
-            raise invalid("That name is taken in this game, or looks like one that is.", {"name": [taken]})
+        taken = names.names_in_game(engine.join_schema, active)
+        if (lookalike := names.taken_by(name, taken)) is not None:
+            why = "Already taken." if lookalike.casefold() == name.casefold() else f"Looks like {lookalike!r}."
+            raise invalid("That name is taken in this game, or looks like one that is.", {"name": [why]})
+        names.refuse_typed_lookalikes(engine.join_schema, fields, taken)
         player_id = f"p{record['joined'] + 1}"
         data = {"player_id": player_id, "name": name, "fields": fields}
         plan: dict[str, Any] = {
@@ -136,7 +138,7 @@ def _join_fields(engine: Engine, body: dict[str, Any], caller: Caller) -> dict[s
         if extra:
             raise invalid("This game takes only a name at sign-up.", {k: ["Unknown field."] for k in extra})
         return {}
-    return load(engine.join_schema, extra)
+    return names.typed_names(engine.join_schema, load(engine.join_schema, extra))
 
 
 # -- starting ----------------------------------------------------------------------------------

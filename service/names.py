@@ -1,25 +1,30 @@
-"""Player names: one normal form, nothing invisible, and no look-alike of a name already taken.
+"""Names players type: one normal form, nothing invisible, and no look-alike of a name already taken.
 
-A name is shown to every player and pasted into forum reports, so it must read as what it
-is.  ``player_name`` normalises a name (Unicode NFKC, so a full-width "Ａｎｎ" is "Ann";
-runs of spaces made one space; trimmed) and refuses a blank one and any character that
-hides or reorders text: control characters, line and paragraph separators, format
-characters (bidirectional overrides and isolates, zero-width spaces and joiners, the soft
-hyphen), private-use and unassigned code points.  ``taken_by`` then refuses a name that looks
-like one already in the game: both are reduced to a *skeleton* (``skeleton``) in which the
-letters of other scripts that look like Latin letters (Cyrillic "А", Greek "Ο") are those
-letters, "I", "1" and "|" are "l", "0" is "o", "rn" is "m", and case is folded.
+A name is shown to every player, drawn on boards and pasted into forum reports, so it must read
+as what it is.  ``player_name`` normalises a name (Unicode NFKC, so a full-width "Ａｎｎ" is "Ann";
+runs of spaces made one space; trimmed) and refuses a blank one and any character that hides,
+reorders or marks up text: control characters, line and paragraph separators, format characters
+(bidirectional overrides and isolates, zero-width spaces and joiners, the soft hyphen), every
+default-ignorable code point (variation selectors, Hangul fillers ...), private-use and unassigned
+code points, BBCode's square brackets; a name needs a letter or a digit and cannot open with a
+combining mark.  ``taken_by`` then refuses a name that looks like one already in the game: both are
+reduced to Unicode's confusable skeleton (UTS #39, ``service/confusables.py``), case folded.
 
-The table is the common look-alikes of Latin letters in Cyrillic and Greek, in the spirit of
-Unicode's confusables (UTS #39) without its whole data file: it errs on the side of refusing
-(a Cyrillic "в" counts as a "b", since its capital looks like one), because a refused name
-costs a player a second try, and a confusable one lets them pass for somebody else.
+Every name a player types goes through here: player names at sign-up, and every sign-up field a
+game type marks as a name (``TYPED_NAME``: Golden Strider's runner names), which must not look like
+another player's name or typed name either.  The check is the platform's, at admission: recorded
+games are never re-judged by it (a newer Unicode may refuse a name an older one let in).
 """
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any, Iterator
 
+from marshmallow import Schema, fields
+
+from engines.contract import TYPED_NAME
+from service import confusables
 from service.errors import invalid
 
 MAX_LENGTH = 60
@@ -29,44 +34,93 @@ MAX_LENGTH = 60
 _REFUSED = {"Cc": "a control character", "Cf": "an invisible formatting character (bidirectional or zero-width)",
             "Zl": "a line separator", "Zp": "a paragraph separator", "Co": "a private-use character",
             "Cs": "a surrogate", "Cn": "an unassigned code point"}
-
-# Look-alikes, by the Latin letter each passes for (capitals and small letters apart: a Greek
-# capital Nu looks like N, its small letter like v).
-_LOOKS_LIKE = {
-    "A": "АΑᎪᗅ", "B": "ВΒᏴ", "C": "СϹᏟ", "E": "ЕΕᎬ", "H": "НΗᎻ", "J": "ЈᎫ", "K": "КΚᏦ", "M": "МΜᎷ",
-    "N": "Ν", "O": "ОΟ", "P": "РΡᏢ", "S": "ЅᏚ", "T": "ТΤᎢ", "X": "ХΧ", "Y": "УΥҮ", "Z": "ΖᏃ",
-    "a": "аα", "b": "вЬ", "c": "сϲ", "d": "ԁ", "e": "еҽ", "g": "ɡ", "h": "һн", "i": "іιı", "j": "јϳ",
-    "k": "кκ", "m": "м", "n": "п", "o": "оοσ0", "p": "рρ", "q": "ԛ", "s": "ѕ", "t": "т", "u": "υ",
-    "v": "νѵ", "w": "ԝѡ", "x": "хχ", "y": "уү",
-    "l": "I1|ӀΙⅠӏ",
-}
-_SKELETON = str.maketrans({char: latin[0] for latin, chars in _LOOKS_LIKE.items() for char in chars})
-_SPACES = re.compile(r"\s+")
+_MARKUP = {"[": "BBCode markup ([)", "]": "BBCode markup (])"}  # a forum report must not turn a name into a tag
+# U+2800 BRAILLE PATTERN BLANK draws nothing, yet Unicode makes it a symbol, neither a space nor ignorable:
+# here it is a space, so a name of it alone is blank and "Ann" followed by it is "Ann".
+_SPACES = re.compile(r"[\s\u2800]+")
 
 
-def player_name(raw: str) -> str:
-    """The name as it will be stored and shown, or a 422 on ``name`` saying what is wrong with it."""
+def _refusal(char: str) -> str | None:
+    """Why ``char`` may not be in a name, or None."""
+    why = _REFUSED.get(unicodedata.category(char)) or _MARKUP.get(char)
+    if why is None and confusables.is_default_ignorable(char):
+        why = "an invisible character"
+    return why
+
+
+def player_name(raw: str, field: str = "name") -> str:
+    """The name as it will be stored and shown, or a 422 on ``field`` saying what is wrong with it."""
     name = unicodedata.normalize("NFKC", raw)
     for char in name:  # before spaces are merged: a newline or a tab is refused, not made a space
-        why = _REFUSED.get(unicodedata.category(char))
-        if why is not None:
+        if (why := _refusal(char)) is not None:
             raise invalid(f"A name cannot hold {why} (U+{ord(char):04X}).",
-                          {"name": [f"Contains {why}: U+{ord(char):04X}."]})
+                          {field: [f"Contains {why}: U+{ord(char):04X}."]})
     name = _SPACES.sub(" ", name).strip()
     if not name:
-        raise invalid("A name cannot be blank.", {"name": ["Must contain a visible character."]})
+        raise invalid("A name cannot be blank.", {field: ["Must contain a visible character."]})
+    if not any(unicodedata.category(char)[0] in "LN" for char in name):
+        raise invalid("A name needs a letter or a digit.", {field: ["Must contain a letter or a digit."]})
+    if unicodedata.category(name[0]).startswith("M"):
+        raise invalid("A name cannot open with a combining mark.", {field: ["Starts with a combining mark."]})
     if len(name) > MAX_LENGTH:
-        raise invalid(f"A name has at most {MAX_LENGTH} characters.", {"name": [f"Longer than {MAX_LENGTH}."]})
+        raise invalid(f"A name has at most {MAX_LENGTH} characters.", {field: [f"Longer than {MAX_LENGTH}."]})
     return name
 
 
 def skeleton(name: str) -> str:
     """What ``name`` looks like, as a key: two names with one skeleton are taken for each other."""
-    folded = unicodedata.normalize("NFKC", name).translate(_SKELETON).casefold()
-    return _SPACES.sub(" ", folded).replace("rn", "m").strip()
+    folded = confusables.skeleton(confusables.skeleton(unicodedata.normalize("NFKC", name)).casefold())
+    return _SPACES.sub(" ", folded).strip()
 
 
 def taken_by(name: str, others: list[str]) -> str | None:
     """The first of ``others`` that ``name`` could be taken for, or None."""
     key = skeleton(name)
     return next((other for other in others if skeleton(other) == key), None)
+
+
+def _typed_fields(schema: type[Schema] | None) -> Iterator[tuple[str, bool]]:
+    """Each sign-up field ``schema`` marks ``TYPED_NAME``, and whether it holds a list of names."""
+    for key, field in (schema._declared_fields.items() if schema is not None else ()):
+        if field.metadata.get(TYPED_NAME):
+            yield key, False
+        elif isinstance(field, fields.List) and field.inner.metadata.get(TYPED_NAME):
+            yield key, True
+
+
+def typed_names(schema: type[Schema], loaded: dict[str, Any]) -> dict[str, Any]:
+    """``loaded`` (sign-up fields) with every field ``schema`` marks ``TYPED_NAME`` checked and normalised like
+    a player's name; a list of names is checked name by name, and its names must not look alike."""
+    checked = dict(loaded)
+    for key, many in _typed_fields(schema):
+        if checked.get(key) is None:
+            continue
+        if not many:
+            checked[key] = player_name(checked[key], key)
+            continue
+        checked[key] = [player_name(item, key) for item in checked[key]]
+        for index, item in enumerate(checked[key]):
+            if (twin := taken_by(item, checked[key][:index])) is not None:
+                raise invalid("Two of these names look alike.", {key: [f"{item!r} looks like {twin!r}."]})
+    return checked
+
+
+def names_in_game(schema: type[Schema] | None, players: list[dict[str, Any]]) -> list[str]:
+    """Every name these players go by: their own and every sign-up field ``schema`` marks ``TYPED_NAME``."""
+    found = []
+    for player in players:
+        found.append(player["name"])
+        for key, many in _typed_fields(schema):
+            value = player["fields"].get(key)
+            found.extend(value if many and value is not None else [value] if value is not None else [])
+    return found
+
+
+def refuse_typed_lookalikes(schema: type[Schema] | None, loaded: dict[str, Any], taken: list[str]) -> None:
+    """A 422 on the field if a name typed in ``loaded`` looks like one of ``taken`` (the game's other names)."""
+    for key, many in _typed_fields(schema):
+        value = loaded.get(key)
+        for item in (value if many else [value]) if value is not None else []:
+            if (lookalike := taken_by(item, taken)) is not None:
+                raise invalid("That name is taken in this game, or looks like one that is.",
+                              {key: [f"{item!r} looks like {lookalike!r}."]})

@@ -5,6 +5,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
+from engines.contract import TYPED_NAME
 from engines.golden_strider.race import race_length
 from engines.golden_strider.report import TARNISHED_REPORTS
 from engines.shapes import (
@@ -77,9 +78,10 @@ class OptionsSchema(Schema):
 class JoinSchema(Schema):
     """Sign-up: the runner's name (one runner) or two names for a Tarnished manager."""
 
-    runner = fields.String(load_default=None, validate=validate.Length(1, 40))
+    runner = fields.String(load_default=None, validate=validate.Length(1, 40), metadata={TYPED_NAME: True})
     runners = fields.List(
-        fields.String(validate=validate.Length(1, 40)), load_default=None, validate=validate.Length(2, 2)
+        fields.String(validate=validate.Length(1, 40), metadata={TYPED_NAME: True}), load_default=None,
+        validate=validate.Length(2, 2)
     )
 
 
