@@ -68,7 +68,7 @@ def check_cluster_queue(redis_url: str, queue_url: str | None) -> None:
     if not queue_url:
         raise ConfigError("ARBITER_REDIS_CLUSTER=1 needs ARBITER_QUEUE_URL: RQ cannot run on Redis Cluster, "
                           "so the queue must live on a separate, plain Redis.")
-    if address(queue_url) == address(redis_url):
+    if set(nodes(queue_url)) & set(nodes(redis_url)):
         raise ConfigError(f"ARBITER_QUEUE_URL ({address(queue_url)}) points at the event store's cluster node; "
                           "RQ cannot run on Redis Cluster: give the queue a separate, plain Redis.")
 
@@ -99,9 +99,22 @@ def origin(url: str) -> str:
 
 
 def address(url: str) -> str:
-    """host:port of a Redis URL, for messages (never its password)."""
-    parts = urlsplit(url)
-    return f"{parts.hostname}:{parts.port or 6379}" if parts.hostname else parts.path
+    """host:port of a Redis URL (each, comma-separated, for a cluster's several nodes), for messages (never its
+    password)."""
+    found = nodes(url)
+    return ",".join(f"{host}:{port}" for host, port in found) if found else urlsplit(url).path
+
+
+def nodes(url: str) -> list[tuple[str, int]]:
+    """The (host, port) pairs a Redis URL names.  On Redis Cluster REDIS_URL may name several nodes,
+    ``redis://10.0.0.5:7000,10.0.0.6:7000/0``: a process then starts while any one of them is up."""
+    hosts = urlsplit(url).netloc.rpartition("@")[2]
+    found = []
+    for item in filter(None, hosts.split(",")):
+        parts = urlsplit(f"//{item}")
+        if parts.hostname:
+            found.append((parts.hostname, parts.port or 6379))
+    return found
 
 
 def _seconds(name: str, default: float) -> float:

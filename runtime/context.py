@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from redis import Redis
 from redis.backoff import NoBackoff
-from redis.cluster import RedisCluster
-from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.cluster import ClusterNode, RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError, RedisClusterException
 from redis.retry import Retry
 from rq import Queue
 from rq.serializers import JSONSerializer
@@ -19,7 +20,11 @@ from rq.serializers import JSONSerializer
 from eventlog.store import EventStore
 from replays.loader import GameLoader
 from replays.notices import AppendNotices
-from runtime.config import ConfigError, Settings, address, check_cluster_queue
+from runtime.config import ConfigError, Settings, address, check_cluster_queue, nodes
+
+# Every node of a cluster that a client of this process has seen, by REDIS_URL: a client made later (a job's,
+# the sweeper's) starts from all of them, not only from the node(s) REDIS_URL names, which may be gone by then.
+_cluster_nodes: dict[str, list[tuple[str, int]]] = {}
 
 
 @dataclass
@@ -34,6 +39,10 @@ class Context:
                 _ = self.queue_redis  # refuse a queue on a cluster node at startup, not at the first job
             except RedisConnectionError:
                 pass  # not up yet: checked again on first use
+            try:
+                _ = self.redis  # learn the cluster's nodes now, while a node REDIS_URL names is up
+            except (RedisConnectionError, RedisClusterException):
+                pass  # none is: tried again on first use
 
     def timeouts(self) -> dict[str, Any]:
         """Every connection of the process is bounded: a frozen or partitioned Redis answers a request with
@@ -49,10 +58,22 @@ class Context:
     def redis(self) -> Redis | RedisCluster:
         """The event store's connection: a plain Redis, or a Redis Cluster (ARBITER_REDIS_CLUSTER)."""
         if self.settings.redis_cluster:
-            seconds = self.settings.redis_timeout
-            return RedisCluster.from_url(self.settings.redis_url, socket_timeout=seconds,
-                                         socket_connect_timeout=seconds)
+            return self._cluster()
         return Redis.from_url(self.settings.redis_url, **self.timeouts())
+
+    def _cluster(self) -> RedisCluster:
+        """A cluster client that starts from any node the process knows: those REDIS_URL names and every one a
+        client of this process has seen.  redis-py then follows the cluster's changes itself."""
+        url, seconds = self.settings.redis_url, self.settings.redis_timeout
+        known = list(dict.fromkeys([*nodes(url), *_cluster_nodes.get(url, [])]))
+        parts = urlsplit(url)
+        client = RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in known],
+                              username=unquote(parts.username) if parts.username else None,
+                              password=unquote(parts.password) if parts.password else None, ssl=parts.scheme == "rediss",
+                              socket_timeout=seconds, socket_connect_timeout=seconds)
+        seen = [(node.host, node.port) for node in client.get_nodes()]
+        _cluster_nodes[url] = list(dict.fromkeys([*_cluster_nodes.get(url, []), *seen]))
+        return client
 
     @cached_property
     def queue_redis(self) -> Redis:

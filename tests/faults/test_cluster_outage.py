@@ -19,11 +19,13 @@ from typing import Iterator
 import pytest
 import redis
 from redis.cluster import RedisCluster
+from rq import Worker
 
 from eventlog import deadlines, keys
 from runtime.config import Settings
 from runtime.context import Context, use
 from service.app import create_app
+from tests.e2e.stack import Stack
 from tests.eventlog import cluster
 from tests.platform.conftest import Game, new_game
 from tests.platform.helpers import Api
@@ -169,3 +171,38 @@ def test_a_failover_to_a_replica_loses_nothing(outage) -> None:
         assert {g.id: api_.get(g.path())[1]["seq"] for g in homes.values()} == before
     game = homes[dead]
     assert api.post(game.path("/actions"), {"type": "bid", "amount": 2}, token=game.tokens["p2"])[0] == 202
+
+
+@pytest.mark.parametrize("outage", [(3, 0, False)], indirect=True)
+def test_a_worker_resolves_on_when_the_node_its_redis_url_names_is_lost(outage, tmp_path: Path) -> None:
+    """Issue 28 item 7: a worker's jobs made their cluster connection lazily from the one node REDIS_URL names,
+    so losing that node stopped every resolution, also of games on the primaries still up.  The worker learns
+    the cluster's nodes at startup and connects through any of them."""
+    ctx, nodes = outage
+    client: RedisCluster = ctx.redis  # type: ignore[assignment]
+    api = Api(create_app(ctx).test_client())
+    indexes = {client.get_node_from_key(keys.DEADLINES).name, client.get_node_from_key(keys.GAMES).name}
+    named = next(node.name for node in client.get_primaries() if node.name not in indexes)
+    settings = dataclasses.replace(ctx.settings, redis_url=f"redis://{named}/0")
+    stack = Stack(settings, tmp_path)
+    try:
+        stack.start_worker("clustered", ARBITER_REDIS_CLUSTER="1")
+        _until(lambda: Worker.all(connection=ctx.queue_redis), 30, "the worker never registered")
+        games = []
+        while len(games) < 3:  # games on the primaries that stay up
+            game = new_game(api, players=2, start=False, deadlines={"bidding": 3})
+            if client.get_node_from_key(keys.events(game.id)).name != named:
+                games.append(game)
+        _kill_node(nodes, named)
+        _others_see(nodes, named, "ok")
+        for game in games:
+            assert api.post(game.path("/start"), token=game.gm)[0] == 200
+        _until(lambda: all(any(e["type"] == "phase.resolved" for e in ctx.store.read(g.id)) for g in games), 30,
+               "no phase was resolved after the node REDIS_URL names was lost: "
+               + (tmp_path / "clustered.log").read_text()[-3000:])
+        # A process started now, with REDIS_URL naming the lost node and one that is up, starts from the latter.
+        alive = next(node.name for node in client.get_primaries() if node.name != named)
+        fresh = Context(dataclasses.replace(ctx.settings, redis_url=f"redis://{named},{alive}/0"))
+        assert [e["seq"] for e in fresh.store.read(games[0].id)] == [e["seq"] for e in ctx.store.read(games[0].id)]
+    finally:
+        stack.stop()
