@@ -69,8 +69,8 @@ class Context:
         parts = urlsplit(url)
         client = RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in known],
                               username=unquote(parts.username) if parts.username else None,
-                              password=unquote(parts.password) if parts.password else None, ssl=parts.scheme == "rediss",
-                              socket_timeout=seconds, socket_connect_timeout=seconds)
+                              password=unquote(parts.password) if parts.password else None,
+                              ssl=parts.scheme == "rediss", socket_timeout=seconds, socket_connect_timeout=seconds)
         seen = [(node.host, node.port) for node in client.get_nodes()]
         _cluster_nodes[url] = list(dict.fromkeys([*_cluster_nodes.get(url, []), *seen]))
         return client
