@@ -31,6 +31,11 @@ class Settings:
     # The stream process's base URL as browsers reach it (``…/v1``, ARBITER_STREAM_URL; ``arbiter up`` sets its own):
     # the console's pages follow games live from it.  None: they poll the API.
     stream_url: str | None = None
+    # The sweeper (workers/sweeper.py): it looks at the deadline index every ``sweep_every`` seconds and steps in
+    # for a phase resolvable for ``sweep_grace`` seconds (ARBITER_SWEEP_EVERY, ARBITER_SWEEP_GRACE).  A shorter
+    # grace only risks a duplicate job, which finds the phase resolved; the fault tests run with short ones.
+    sweep_every: float = 1.0
+    sweep_grace: float = 5.0
 
     @property
     def stream_origin(self) -> str | None:
@@ -57,6 +62,8 @@ class Settings:
             append_notices=_flag("ARBITER_APPEND_NOTICES", default=True),
             redis_timeout=_seconds("ARBITER_REDIS_TIMEOUT", 1.0),
             stream_url=stream_base(os.environ.get("ARBITER_STREAM_URL", "")),
+            sweep_every=_seconds("ARBITER_SWEEP_EVERY", 1.0),
+            sweep_grace=_seconds("ARBITER_SWEEP_GRACE", 5.0),
         )
 
 

@@ -25,13 +25,17 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[embedded_
     server.stop()
 
 
-@pytest.fixture()
-def settings(redis_server: embedded_redis.EmbeddedRedis) -> Settings:
-    Redis.from_url(redis_server.url).flushall()
+def session_settings(redis_server: embedded_redis.EmbeddedRedis) -> Settings:
     # The queue lives in another database, as ARBITER_QUEUE_URL allows: wiping it must not touch the log.
     queue_url = redis_server.url.rsplit("/", 1)[0] + "/1"
     return Settings(redis_url=redis_server.url, queue_url=queue_url, queue_name="arbiter-test",
                     admin_token=None, max_body_bytes=64 * 1024)
+
+
+@pytest.fixture()
+def settings(redis_server: embedded_redis.EmbeddedRedis) -> Settings:
+    Redis.from_url(redis_server.url).flushall()
+    return session_settings(redis_server)
 
 
 @pytest.fixture()
@@ -44,9 +48,32 @@ def ctx(settings: Settings) -> Iterator[Context]:
 
 # -- the --soak option and reliability figures (tests/faults, tests/security, tests/schema) ----
 
+@pytest.fixture(scope="session")
+def shared_api(redis_server: embedded_redis.EmbeddedRedis, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """One gunicorn per test process, for the tests that use the API without disturbing it: starting one took
+    seconds a test.  Its games are the tests' own (each test's ``settings`` wipes Redis first, and game ids never
+    repeat), and its processes read no setting that a test changes."""
+    live = Stack(session_settings(redis_server), tmp_path_factory.mktemp("shared-api"))
+    try:
+        live.start_api()
+        yield live
+    finally:
+        live.stop()
+
+
 @pytest.fixture()
-def stack(settings: Settings, tmp_path: Path) -> Iterator[Stack]:
-    """A live stack: gunicorn serving the API (workers are started by the test that needs them)."""
+def stack(settings: Settings, shared_api: Stack, tmp_path: Path) -> Iterator[Stack]:
+    """A live stack: the shared API, and the workers this test starts (stopped after it)."""
+    live = Stack(settings, tmp_path, port=shared_api.port)
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.fixture()
+def own_stack(settings: Settings, tmp_path: Path) -> Iterator[Stack]:
+    """A live stack with a gunicorn of its own, for a test that stops, kills or restarts the API."""
     live = Stack(settings, tmp_path)
     try:
         live.start_api()

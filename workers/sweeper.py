@@ -4,8 +4,9 @@ A lost job (worker killed, queue wiped, scheduler down, an API process killed be
 an order and its early-resolution job, a batch member popped by a worker that then
 died) would otherwise stall a game until its deadline, or for ever; the sweeper looks
 at the deadline index every second and re-queues a resolution for any phase resolvable
-for more than ``GRACE`` seconds (its deadline passed, everyone acted, the GM said
-resolve now), so such a phase is late by seconds.  A phase that keeps failing is retried less and less often.
+for more than its grace, 5 s (its deadline passed, everyone acted, the GM said resolve
+now), so such a phase is late by seconds.  Both are settings (``sweep_every``,
+``sweep_grace``: ARBITER_SWEEP_EVERY, ARBITER_SWEEP_GRACE).  A phase that keeps failing is retried less and less often.
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from runtime.scheduling import batch_second, job_id, member, resolve_soon
 
 log = logging.getLogger("arbiter.sweeper")
 
-GRACE = 5.0       # leave the scheduled job this long before stepping in
 RETRY_EVERY = 5   # seconds before the first re-queue of the same phase is tried again (a duplicate job is harmless)
 RETRY_AT_MOST = 300  # a phase whose resolution keeps failing: the longest wait between re-queues
 
@@ -31,7 +31,7 @@ RETRY_AT_MOST = 300  # a phase whose resolution keeps failing: the longest wait 
 def sweep_once(ctx: Context) -> list[tuple[str, str]]:
     now = clock.now().timestamp()
     actions: list[tuple[str, str]] = []
-    for game_id in deadlines.due(ctx.redis, now - GRACE):
+    for game_id in deadlines.due(ctx.redis, now - ctx.settings.sweep_grace):
         try:
             _sweep_game(ctx, game_id, now, actions)
         except (RedisError, RedisClusterException) as exc:
@@ -51,11 +51,11 @@ def _sweep_game(ctx: Context, game_id: str, now: float, actions: list[tuple[str,
         return
     due_at = clock.parse(record["phase"]["deadline"]).timestamp()
     trigger = resolvable(record, engine_for(record), clock.now())
-    if trigger is None or (trigger == "deadline" and due_at > now - GRACE):
+    if trigger is None or (trigger == "deadline" and due_at > now - ctx.settings.sweep_grace):
         deadlines.set_due(ctx.redis, game_id, due_at)
         actions.append((game_id, "not yet due"))
         return
-    # Past its deadline by GRACE, or resolvable early since at least GRACE ago (the
+    # Past its deadline by the grace, or resolvable early since at least the grace ago (the
     # index was pulled forward to that moment before the event that made it so).
     number = record["phase"]["number"]
     if _waiting_in_queue(ctx, game_id, number, due_at):
@@ -93,7 +93,7 @@ def _waiting_in_queue(ctx: Context, game_id: str, number: int, due_at: float) ->
     not yet picked up, or its deadline's batch still holding it while one of that batch's
     jobs is on the queue or draining it.  The workers are behind, and another copy would
     only lengthen the queue.  (In a deadline storm bigger than the workers clear in
-    ``GRACE`` seconds, every overdue phase got a duplicate job every ``RETRY_EVERY``
+    the grace, every overdue phase got a duplicate job every ``RETRY_EVERY``
     seconds and the backlog snowballed; found by bench storm.)  A "started" job is not
     trusted (its worker may have been killed), nor a batch job still scheduled (the
     scheduler may be dead): a draining batch says it is alive on every pop instead."""
@@ -120,17 +120,17 @@ def _waiting_in_queue(ctx: Context, game_id: str, number: int, due_at: float) ->
     return any(status == JobStatus.QUEUED.value.encode() for status in statuses)
 
 
-def run_forever(ctx: Context, stop: threading.Event, interval: float = 1.0) -> None:
+def run_forever(ctx: Context, stop: threading.Event) -> None:
     while not stop.is_set():
         try:
             sweep_once(ctx)
         except Exception:  # a sweeper that dies silently is worse than one that logs
             log.exception("sweep failed; trying again")
-        stop.wait(interval)
+        stop.wait(ctx.settings.sweep_every)
 
 
-def start_thread(ctx: Context, interval: float = 1.0) -> threading.Event:
+def start_thread(ctx: Context) -> threading.Event:
     stop = threading.Event()
-    thread = threading.Thread(target=run_forever, args=(ctx, stop, interval), name="sweeper", daemon=True)
+    thread = threading.Thread(target=run_forever, args=(ctx, stop), name="sweeper", daemon=True)
     thread.start()
     return stop

@@ -120,7 +120,7 @@ def test_a_member_whose_worker_died_is_recovered_by_the_sweeper(api: Api, ctx: C
     lost = scheduling.pop_due(ctx.queue_redis, second, 1)  # a worker took it and was killed ...
     assert len(lost) == 1
     ctx.queue_redis.delete(keys.batch_alive(second))  # ... longer ago than its last pop said it was alive
-    with freeze_time(when + timedelta(seconds=sweeper.GRACE + 1)):
+    with freeze_time(when + timedelta(seconds=ctx.settings.sweep_grace + 1)):
         swept = dict(sweeper.sweep_once(ctx))
         # The batch job is still scheduled (the scheduler could be dead): not trusted, and
         # the members still in the set get a job of their own too.
@@ -128,7 +128,7 @@ def test_a_member_whose_worker_died_is_recovered_by_the_sweeper(api: Api, ctx: C
         run_queued_jobs(ctx)
     for game in games:
         assert len(_outcomes(api, game)) == 1
-    with freeze_time(when + timedelta(seconds=sweeper.GRACE + 2)):
+    with freeze_time(when + timedelta(seconds=ctx.settings.sweep_grace + 2)):
         _run_due_jobs(ctx)  # the batch comes late, finds its phases resolved
     assert all(len(_outcomes(api, g)) == 1 for g in games)
 
@@ -141,7 +141,7 @@ def test_a_batch_on_the_queue_or_draining_is_waited_for(api: Api, ctx: Context) 
     [(taken, _number)] = scheduling.pop_due(ctx.queue_redis, second, 1)  # a job is draining the batch
     ctx.queue_redis.set(keys.batch_alive(second), "1", px=scheduling.ALIVE_MS)  # as every pop says
     left = next(g for g in games if g.id != taken)
-    overdue = when + timedelta(seconds=sweeper.GRACE + 1)
+    overdue = when + timedelta(seconds=ctx.settings.sweep_grace + 1)
     with freeze_time(overdue):
         swept = dict(sweeper.sweep_once(ctx))
     assert swept == {taken: "requeued", left.id: "waiting in queue"}
@@ -150,7 +150,7 @@ def test_a_batch_on_the_queue_or_draining_is_waited_for(api: Api, ctx: Context) 
     job = Job.fetch(scheduling.batch_job_id(second, 0), connection=ctx.queue_redis, serializer=JSONSerializer)
     ctx.queue.enqueue_job(job)  # released by the scheduler, not picked up yet
     registry.remove(job.id)
-    with freeze_time(overdue + timedelta(seconds=sweeper.RETRY_EVERY + sweeper.GRACE + 1)):
+    with freeze_time(overdue + timedelta(seconds=sweeper.RETRY_EVERY + ctx.settings.sweep_grace + 1)):
         swept = dict(sweeper.sweep_once(ctx))
     assert swept[left.id] == "waiting in queue"
 

@@ -39,7 +39,8 @@ def _check(settings: Settings, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=30)
 
 
-def test_the_health_checks_tell_healthy_from_dead(stack: Stack) -> None:
+def test_the_health_checks_tell_healthy_from_dead(own_stack: Stack) -> None:
+    stack = own_stack  # it stops the API
     assert _check(stack.settings, "api", f"{stack.url}/health").returncode == 0
     assert _check(stack.settings, "worker").returncode == 1  # no worker yet
     worker = stack.start_worker("health")

@@ -2,6 +2,7 @@
 seconds, not at its deadline (freezegun clocks, a real RQ worker in burst mode)."""
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 from typing import Callable
 
@@ -12,6 +13,7 @@ from eventlog import deadlines, keys
 from eventlog import clock
 from service import commands
 from service.auth import Caller
+from runtime.config import ConfigError, Settings
 from runtime.context import Context
 from service.errors import ApiError
 from tests.platform.conftest import Game, new_game
@@ -52,11 +54,32 @@ def test_a_resolution_whose_job_was_lost_is_requeued_within_seconds(
     ctx.queue_redis.flushdb()  # ... but its job is lost with the queue
     with freeze_time(moment + timedelta(seconds=1)):
         assert _swept(ctx, game) is None  # the job gets its grace period first
-    with freeze_time(moment + timedelta(seconds=sweeper.GRACE + 1)):
+    with freeze_time(moment + timedelta(seconds=ctx.settings.sweep_grace + 1)):
         assert _swept(ctx, game) == "requeued"
         run_queued_jobs(ctx)
     outcomes = _outcomes(api, game)
     assert len(outcomes) == 1 and outcomes[0]["data"]["trigger"] == trigger
+
+
+def test_the_sweepers_grace_and_interval_are_settings(api: Api, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ARBITER_SWEEP_GRACE and ARBITER_SWEEP_EVERY (the fault tests run their workers with short ones)."""
+    monkeypatch.setenv("ARBITER_SWEEP_GRACE", "0.5")
+    monkeypatch.setenv("ARBITER_SWEEP_EVERY", "0.2")
+    settings = Settings.from_env()
+    assert (settings.sweep_grace, settings.sweep_every) == (0.5, 0.2)
+    monkeypatch.setenv("ARBITER_SWEEP_GRACE", "soon")
+    with pytest.raises(ConfigError, match="ARBITER_SWEEP_GRACE must be a number of seconds"):
+        Settings.from_env()
+    short = Context(dataclasses.replace(ctx.settings, sweep_grace=0.5))
+    game = new_game(api, deadlines={"bidding": 86400})
+    moment = _deadline(api, game) - timedelta(hours=20)
+    with freeze_time(moment):
+        _gm_says_now(api, game)
+    ctx.queue_redis.flushdb()
+    with freeze_time(moment + timedelta(seconds=0.25)):
+        assert dict(sweeper.sweep_once(short)).get(game.id) is None
+    with freeze_time(moment + timedelta(seconds=0.75)):
+        assert dict(sweeper.sweep_once(short)).get(game.id) == "requeued"  # the default grace would still wait
 
 
 def test_a_phase_nobody_has_finished_is_left_to_its_deadline(api: Api, ctx: Context, game: Game) -> None:
@@ -64,7 +87,7 @@ def test_a_phase_nobody_has_finished_is_left_to_its_deadline(api: Api, ctx: Cont
     with freeze_time(moment):
         assert api.post(game.path("/actions"), {"type": "bid", "amount": 1}, token=game.tokens["p1"])[0] == 202
     deadlines.set_due(ctx.redis, game.id, moment)  # a stale entry, as after a lost job
-    with freeze_time(moment + timedelta(seconds=sweeper.GRACE + 1)):
+    with freeze_time(moment + timedelta(seconds=ctx.settings.sweep_grace + 1)):
         assert _swept(ctx, game) == "not yet due"
     assert ctx.redis.zscore(keys.DEADLINES, game.id) == _deadline(api, game).timestamp()
     assert _outcomes(api, game) == []
@@ -85,14 +108,14 @@ def test_a_resolution_killed_before_its_append_stays_where_the_sweeper_looks(
         resolve_phase(ctx, game.id, 1)
     monkeypatch.undo()
     assert ctx.redis.zscore(keys.DEADLINES, game.id) <= overdue.timestamp()
-    with freeze_time(overdue + timedelta(seconds=sweeper.GRACE + 1)):
+    with freeze_time(overdue + timedelta(seconds=ctx.settings.sweep_grace + 1)):
         assert _swept(ctx, game) == "requeued"
         run_queued_jobs(ctx)
     assert len(_outcomes(api, game)) == 1
 
 
 def test_a_phase_that_keeps_failing_is_retried_less_and_less_often(api: Api, ctx: Context, game: Game) -> None:
-    moment = _deadline(api, game) + timedelta(seconds=sweeper.GRACE + 1)
+    moment = _deadline(api, game) + timedelta(seconds=ctx.settings.sweep_grace + 1)
     waits = []
     for _ in range(9):  # the job never runs: every sweep finds the phase overdue again
         ctx.queue_redis.delete(*ctx.queue_redis.keys("rq:job:*"), "rq:queue:" + ctx.queue.name)
@@ -100,7 +123,7 @@ def test_a_phase_that_keeps_failing_is_retried_less_and_less_often(api: Api, ctx
             assert _swept(ctx, game) == "requeued"
         next_look = ctx.redis.zscore(keys.DEADLINES, game.id)
         waits.append(round(next_look - moment.timestamp()))
-        moment += timedelta(seconds=waits[-1] + sweeper.GRACE)  # the sweeper looks GRACE after the entry
+        moment += timedelta(seconds=waits[-1] + ctx.settings.sweep_grace)  # looked at a grace after the entry
     assert waits == [5, 10, 20, 40, 80, 160, 300, 300, 300]
 
 
