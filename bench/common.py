@@ -37,9 +37,15 @@ class OutOfTime(RuntimeError):
 @dataclass
 class Budget:
     """The whole run's time budget (``arbiter bench`` must stay under ten minutes on two
-    cores): every wait that has no natural end takes its deadline from here."""
+    cores): every wait that has no natural end takes its deadline from here.
+
+    ``ends`` is hard: a part still running then fails as incomplete.  ``share_ends`` is the
+    current benchmark's share of what is left (``share``): it only decides how many repeats
+    a benchmark measures (``more``), never whether it runs, so a loaded machine costs
+    repeats, not benchmarks."""
 
     ends: float = float("inf")  # time.monotonic() at which the run must stop measuring
+    share_ends: float = float("inf")
 
     @classmethod
     def of(cls, seconds: float) -> "Budget":
@@ -56,6 +62,23 @@ class Budget:
     def check(self, what: str) -> None:
         if self.left() <= 0:
             raise OutOfTime(f"{what}: the run's time budget is used up")
+
+    def share(self, planned: dict[str, float], name: str) -> float:
+        """Give benchmark ``name`` its part of what is left, in proportion to ``planned`` (the
+        seconds each remaining benchmark is planned to take, ``name``'s included): a part
+        that ran over squeezes the ones after it, one that ran short leaves them more."""
+        seconds = max(0.0, self.left()) * planned[name] / max(1e-9, sum(planned.values()))
+        self.share_ends = min(time.monotonic() + seconds, self.ends)
+        return seconds
+
+    def spare(self) -> float:
+        """Seconds left in the current benchmark's share."""
+        return min(self.share_ends, self.ends) - time.monotonic()
+
+    def more(self, done: int, least: int, most: int, each: float) -> bool:
+        """Whether to measure another repeat of something that takes about ``each`` seconds: always
+        until ``least`` are done, never past ``most``, and in between only while the share has room."""
+        return done < least or (done < most and self.spare() >= each)
 
 
 def child_env(settings: Settings, **extra: str) -> dict[str, str]:

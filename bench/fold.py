@@ -93,7 +93,7 @@ def first_half_best(took: list[float]) -> float:
     return min(took[:max(1, len(took) // 2)])
 
 
-def _measure(ctx: Any, engine: Any, quick: bool) -> dict[str, Any]:
+def _measure(ctx: Any, engine: Any, quick: bool, seconds: float = TIMING_S) -> dict[str, Any]:
     """Time decoding, folding and auditing the engine's games (the best of interleaved rounds, see MIN_ROUNDS)."""
     case, games = _play(ctx, engine, quick)
     raws = [raw for raw, _seed in games]
@@ -110,7 +110,7 @@ def _measure(ctx: Any, engine: Any, quick: bool) -> dict[str, Any]:
         "fold_stored": lambda: [fold([orjson.loads(r) for r in raw]) for raw in raws],
         "audit_stored": lambda: [audit([orjson.loads(r) for r in raw], seed) for raw, seed in games],
     }
-    timings, results = timed_rounds(runs, quick)
+    timings, results = timed_rounds(runs, quick, seconds)
     rounds = len(timings["fold"])
     best = {name: min(took) for name, took in timings.items()}
     json_s, orjson_s, fold_s, audit_s = best["json"], best["orjson"], best["fold"], best["audit"]
@@ -146,9 +146,13 @@ def _measure(ctx: Any, engine: Any, quick: bool) -> dict[str, Any]:
 def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     ctx = stack.context()
     result.update(engines={}, min_events=MIN_EVENTS, baseline="orjson.loads", summary=[])
-    for engine in registry.all_latest():
+    engines = registry.all_latest()
+    for index, engine in enumerate(engines):
         stack.budget.check(f"fold {engine.meta.name}")
-        figures = _measure(ctx, engine, quick)
+        # Timing may take up to 4 x seconds (rounds that have not settled) beside playing the games: on a loaded
+        # machine each engine gets less than TIMING_S rather than the last ones none.
+        seconds = min(TIMING_S, max(0.5, stack.budget.spare() / (len(engines) - index) / 6))
+        figures = _measure(ctx, engine, quick, seconds)
         name, n = engine.meta.name, figures["events"]
         result["engines"][name] = figures
         unconverged = figures["unconverged"]

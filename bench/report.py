@@ -12,6 +12,12 @@ def row(measure: str, value: float | None, unit: str, baseline: float | None = N
             "target": target, "ok": ok, "note": note}
 
 
+def skipped(measure: str, target: str, why: str) -> dict[str, Any]:
+    """A row that could not be measured on this tree (a feature it needs is missing): shown as ``skip``,
+    with ``why`` printed under the table.  Not a failure."""
+    return {**row(measure, None, "", target=target, note=why), "skipped": True}
+
+
 def _fmt(value: Any) -> str:
     if value is None:
         return "-"
@@ -27,7 +33,8 @@ def table(report: dict[str, Any]) -> str:
     lines = [header]
     for name, result in report["results"].items():
         for r in result.get("summary", []):
-            met = ("-" if r["target"] in ("", "report") else "?") if r["ok"] is None else ("yes" if r["ok"] else "NO")
+            met = ("skip" if r.get("skipped") else "-" if r["target"] in ("", "report") else "?") if r["ok"] is None \
+                else ("yes" if r["ok"] else "NO")
             lines.append((name, r["measure"], _fmt(r["value"]), r["unit"], _fmt(r["baseline"]), _fmt(r["ratio"]),
                           r["target"], met))
     for name in report.get("errors", {}):
@@ -38,6 +45,10 @@ def table(report: dict[str, Any]) -> str:
         text.append("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(line)).rstrip())
         if index == 0:
             text.append("  ".join("-" * w for w in widths))
+    for name, result in report["results"].items():
+        for r in result.get("summary", []):
+            if r.get("skipped"):
+                text.append(f"SKIPPED {name}, {r['measure']}: {r['note']}")
     for name, error in report.get("errors", {}).items():
         text.append(f"FAILED {name}: {error}")
     return "\n".join(text)

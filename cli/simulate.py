@@ -31,20 +31,23 @@ from workers.runner import run_burst
 
 def run(ctx: Context, game_type: str, players: int, seed: str, options: dict[str, Any],
         echo: Callable[[str], Any] | None = print, max_phases: int = 5000,
-        interrupts: dict[int, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+        interrupts: dict[int, list[dict[str, Any]]] | None = None,
+        fields: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """``interrupts``: orders sent as phase N opens, before the bots', keyed by N: a GM's ruling
-    (``gm.eject``) or a player's ``quit`` (``{"type": "quit", "player": "p2"}``), for recorded games."""
+    (``gm.eject``) or a player's ``quit`` (``{"type": "quit", "player": "p2"}``), for recorded games.
+    ``fields``: each player's sign-up fields (default: the engine's simulation case for that many players)."""
     own = Context(replace(ctx.settings, queue_name=f"{ctx.settings.queue_name}-simulate-{secrets.token_hex(4)}"))
     with using(own):  # the jobs this process runs schedule the next phases on the simulation's queue
         try:
             return _play(own, game_type, players, seed, options, echo or (lambda _text: None), max_phases,
-                         interrupts or {})
+                         interrupts or {}, fields)
         finally:
             _clear_queue(own)
 
 
 def _play(ctx: Context, game_type: str, players: int, seed: str, options: dict[str, Any], say: Callable[[str], Any],
-          max_phases: int, interrupts: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
+          max_phases: int, interrupts: dict[int, list[dict[str, Any]]],
+          fields: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     engine = registry.latest(game_type)
     if engine is None:
         raise ApiError(422, "unknown_type", f"Unknown game type {game_type!r}; known: {', '.join(registry.names())}.")
@@ -52,7 +55,7 @@ def _play(ctx: Context, game_type: str, players: int, seed: str, options: dict[s
     game_id = created["game_id"]
     gm = Caller("gm", None, digest(created["gm_token"]))
     callers: dict[str, Caller] = {"gm": gm}
-    fields = _fields_for(engine, players)
+    fields = fields or _fields_for(engine, players)
     for index in range(players):
         joined = commands.join(ctx, game_id, gm if fields[index] else PUBLIC_CALLER,
                                {"name": f"Bot {index + 1}", **fields[index]})

@@ -159,3 +159,52 @@ def test_fold_timing_rounds_go_on_until_their_time_is_used_then_stop_at_the_cap(
     assert len(timings["a"]) == fold.MAX_ROUNDS == len(calls) // 2
     timings, _ = fold.timed_rounds(runs, quick=True, seconds=3600.0)
     assert len(timings["b"]) == 1
+
+
+def test_each_benchmark_gets_its_planned_part_of_what_is_left() -> None:
+    budget = Budget.of(100.0)
+    share = budget.share({"a": 30.0, "b": 70.0}, "a")
+    assert 29.0 < share <= 30.0 and 28.0 < budget.spare() <= 30.0
+    assert budget.share({"b": 70.0}, "b") == pytest.approx(budget.left(), abs=0.5)  # the last one: all that is left
+
+
+def test_repeats_go_on_while_the_share_has_room_between_the_least_and_the_most() -> None:
+    budget = Budget.of(100.0)
+    budget.share({"a": 1.0}, "a")
+    assert budget.more(0, 2, 5, each=1000.0)  # the least are measured whatever they cost
+    assert budget.more(1, 2, 5, each=1000.0)
+    assert not budget.more(2, 2, 5, each=1000.0)  # no room for another
+    assert budget.more(2, 2, 5, each=1.0)
+    assert not budget.more(5, 2, 5, each=0.0)  # never past the most
+
+
+def test_every_benchmark_runs_in_a_full_run_with_a_plan_and_the_exploratory_rows_last() -> None:
+    from bench.__main__ import BENCHMARKS, PLANNED_S, parser
+
+    assert set(PLANNED_S) == set(BENCHMARKS)
+    order = list(BENCHMARKS)
+    assert order.index("storm") < order.index("gunicorn") and order.index("storage") < order.index("gunicorn")
+    assert order[-1] == "gunicorn"
+    for name in BENCHMARKS:
+        assert parser().parse_args(["--only", name]).only == [name]
+
+
+def test_a_skipped_row_says_so_and_why_under_the_table() -> None:
+    from bench.report import skipped, table
+
+    report = {"results": {"receipts": {"summary": [skipped("signed", ">= 0.7", "no signing here")]}}, "errors": {}}
+    text = table(report)
+    assert "skip" in text.splitlines()[2]
+    assert "SKIPPED receipts, signed: no signing here" in text
+
+
+def test_the_receipts_row_names_the_missing_feature() -> None:
+    from bench.receipts import missing
+
+    class NoKeys:
+        def call(self, method: str, path: str, *args: Any, **kwargs: Any) -> tuple[int, Any]:
+            assert (method, path) == ("GET", "/v1/keys")
+            return 404, {"error": {"code": "not_found"}}
+
+    why = missing(None, NoKeys())  # type: ignore[arg-type]
+    assert why is not None and "signed receipts (issue 29)" in why and "/v1/keys" in why
