@@ -113,3 +113,8 @@ WEBHOOK_GAMES = f"{PREFIX}:webhook-games"
 def webhook_kicked(game_id: str, hook_id: str) -> str:
     """Set while a delivery job for the hook is queued and not yet started: further kicks need no job of their own."""
     return f"{PREFIX}:{{{game_id}}}:webhook:{hook_id}:kicked"
+
+
+def checkpoints(game_id: str) -> str:
+    """The game's signed checkpoints (a list of notes, oldest first), made as its phases close: an export carries them."""
+    return f"{PREFIX}:{{{game_id}}}:checkpoints"

@@ -111,6 +111,11 @@ class GameLoader:
             events = events[1:]
         return self._folded(game_id, base, events), replies
 
+    def went_back(self, game_id: str, seq: int, head_hash: str) -> Record | None:
+        """A signed checkpoint kept outside Redis says the log reached ``seq`` (``head_hash``), and it no longer does:
+        handled as a record ahead of its log is (runtime/checkpoints.py, after a full restart)."""
+        return self._refolded(game_id, {"seq": seq, "head_hash": head_hash})
+
     def _refolded(self, game_id: str, base: Record) -> Record | None:
         """The record folded afresh from the whole log, which no longer holds ``base``'s last event: the log went
         back (a Redis rollback) or on along another chain.  A log that went back is noted and announced."""

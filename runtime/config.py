@@ -36,6 +36,11 @@ class Settings:
     # grace only risks a duplicate job, which finds the phase resolved; the fault tests run with short ones.
     sweep_every: float = 1.0
     sweep_grace: float = 5.0
+    # The key file that signs receipts and checkpoints (ARBITER_SIGNING_KEY; made on first use, runtime/signing.py),
+    # and the name a new key gets, which is also every game's checkpoint origin prefix (ARBITER_ORIGIN).  No key file:
+    # a key that dies with the process.
+    signing_key: str | None = None
+    origin: str = "arbiter.local"
 
     @property
     def stream_origin(self) -> str | None:
@@ -64,6 +69,8 @@ class Settings:
             stream_url=stream_base(os.environ.get("ARBITER_STREAM_URL", "")),
             sweep_every=_seconds("ARBITER_SWEEP_EVERY", 1.0),
             sweep_grace=_seconds("ARBITER_SWEEP_GRACE", 5.0),
+            signing_key=os.environ.get("ARBITER_SIGNING_KEY") or None,
+            origin=key_name(os.environ.get("ARBITER_ORIGIN", "arbiter.local")),
         )
 
 
@@ -78,6 +85,14 @@ def check_cluster_queue(redis_url: str, queue_url: str | None) -> None:
     if set(nodes(queue_url)) & set(nodes(redis_url)):
         raise ConfigError(f"ARBITER_QUEUE_URL ({address(queue_url)}) points at the event store's cluster node; "
                           "RQ cannot run on Redis Cluster: give the queue a separate, plain Redis.")
+
+
+def key_name(raw: str) -> str:
+    """ARBITER_ORIGIN: a C2SP key name, such as the service's host (no spaces, no '+')."""
+    name = raw.strip()
+    if not name or any(c.isspace() or c == "+" for c in name) or not name.isprintable():
+        raise ConfigError(f"ARBITER_ORIGIN must be a name without spaces or '+', such as arbiter.example.org, not {raw!r}.")
+    return name
 
 
 def stream_base(raw: str) -> str | None:

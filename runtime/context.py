@@ -1,10 +1,12 @@
 """The process-wide connections: event store, loader and queue, built once per process."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -21,6 +23,7 @@ from eventlog.store import EventStore
 from replays.loader import GameLoader
 from replays.notices import AppendNotices
 from runtime.config import ConfigError, Settings, address, check_cluster_queue, nodes
+from runtime.signing import Keys, Witness, witness_path
 
 # Every node of a cluster that a client of this process has seen, by REDIS_URL: a client made later (a job's,
 # the sweeper's) starts from all of them, not only from the node(s) REDIS_URL names, which may be gone by then.
@@ -31,6 +34,7 @@ _cluster_nodes: dict[str, list[tuple[str, int]]] = {}
 class Context:
     settings: Settings
     notices: AppendNotices | None = field(default=None, init=False)  # set by ``follow_appends``
+    _keys: Keys | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.settings.redis_cluster:
@@ -98,6 +102,22 @@ class Context:
     def loader(self) -> GameLoader:
         return GameLoader(self.store)
 
+    @property
+    def keys(self) -> Keys:
+        """The keys that sign receipts and checkpoints (ARBITER_SIGNING_KEY): made once, under a lock, since a process
+        without a key file makes a key of its own, and two would sign receipts no listing shows."""
+        if self._keys is None:
+            with _KEYS_LOCK:
+                if self._keys is None:
+                    path = Path(self.settings.signing_key) if self.settings.signing_key else None
+                    self._keys = Keys(path, self.settings.origin)
+        return self._keys
+
+    @cached_property
+    def witness(self) -> Witness | None:
+        """Each game's latest signed checkpoint, kept beside the key file (None without one)."""
+        return Witness(witness_path(Path(self.settings.signing_key))) if self.settings.signing_key else None
+
     def follow_appends(self) -> AppendNotices | None:
         """Have every request first bring this process's cached records up to date with other processes'
         appends (``replays.notices``, registered by ``create_app``): for the API's processes.  Not on a
@@ -122,6 +142,7 @@ def webhook_queue_name(queue_name: str) -> str:
     return f"{queue_name}-webhooks"
 
 
+_KEYS_LOCK = threading.Lock()
 _current: Context | None = None
 
 

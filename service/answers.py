@@ -37,19 +37,26 @@ class CreatedGameSchema(Schema):
                        f"than {MIN_SEED_LENGTH} characters."})
 
 
-class JoinedSchema(Schema):
-    game_id = fields.String(required=True)
-    player_id = fields.String(required=True)
-    name = fields.String(required=True)
-    token = fields.String(required=True)
-
-
 class ReceiptSchema(Schema):
     game_id = fields.String(required=True)
     seq = fields.Integer(required=True)
     hash = fields.String(required=True)
     prev_hash = fields.String(required=True)
     at = fields.String(required=True, metadata={"format": "date-time"})
+    note = fields.String(required=True, metadata={"description": (
+        "The receipt signed by the service: a C2SP signed note in the tlog-checkpoint layout (origin "
+        "`<key name>/<game id>`, size = seq, root hash = the event's hash in base64, then `prev_hash <base64>`), "
+        "verifiable with a key of GET /v1/keys by anyone (docs/verifying.md).")})
+
+
+class JoinedSchema(Schema):
+    game_id = fields.String(required=True)
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True)
+    seq = fields.Integer(required=True)
+    hash = fields.String(required=True)
+    receipt = fields.Nested(ReceiptSchema, required=True)
 
 
 class AcceptedSchema(Schema):
@@ -96,7 +103,8 @@ class DifferenceSchema(Schema):
                             metadata={"description": "The side the path is absent from; null when both have it."})
 
 
-DIVERGENCE_CHECKS = ("seed", "hash_chain", "fold", "recompute", "head_hash")
+DIVERGENCE_CHECKS = ("seed", "hash_chain", "fold", "recompute", "head_hash", "signed_receipt", "signed_checkpoint",
+                     "truncation", "fork")
 
 
 class DivergenceSchema(Schema):
@@ -104,8 +112,13 @@ class DivergenceSchema(Schema):
     check = fields.String(required=True, validate=validate.OneOf(DIVERGENCE_CHECKS), metadata={
         "description": "seed: the seed does not match its commitment; hash_chain: a seq, link or hash is wrong; "
                        "fold: the event does not fit the game; recompute: the rules and the seed give another "
-                       "record; head_hash: the file's head_hash is not its last event's."})
+                       "record; head_hash: the file's head_hash is not its last event's; signed_receipt, "
+                       "signed_checkpoint: the event at seq is not the one a note the service signed names (a "
+                       "rewrite); truncation: a signed note is beyond the log's head; fork: two signed notes give "
+                       "seq two hashes."})
     problem = fields.String(required=True)
+    notes = fields.List(fields.String(), metadata={"description": "check fork only: the two signed notes that prove "
+                                                                  "it."})
     differences = fields.List(fields.Nested(DifferenceSchema), metadata={
         "description": "check recompute only: the first 20 differing leaves, in sorted key order (none where the "
                        "event could not be recomputed at all)."})
@@ -133,6 +146,47 @@ class AuditFinalSchema(Schema):
                                                                                 "game type's result."})
 
 
+class SignedNoteSchema(Schema):
+    source = fields.String(required=True, validate=validate.OneOf(["given", "export"]), metadata={
+        "description": "given: sent beside the export (notes); export: one of the export's checkpoints."})
+    note = fields.String(required=True)
+    ok = fields.Boolean(required=True, metadata={"description": "Verified, of this game, and the log holds it."})
+    problem = fields.String(required=True, allow_none=True)
+    kind = fields.String(validate=validate.OneOf(["receipt", "checkpoint"]))
+    seq = fields.Integer()
+    hash = fields.String()
+    key = fields.String(metadata={"description": "The verifier key whose signature verified."})
+
+
+class SignedSchema(Schema):
+    keys = fields.List(fields.String(), required=True, metadata={"description": "The verifier keys trusted."})
+    keys_from = fields.String(required=True, metadata={"description": "given (vkeys), this server's, or the file."})
+    notes = fields.List(fields.Nested(SignedNoteSchema), required=True)
+    included = fields.Integer(required=True, metadata={"description": "Notes verified whose event the log holds."})
+
+
+class KeySchema(Schema):
+    vkey = fields.String(required=True, metadata={"description": "C2SP verifier key: <name>+<8 hex key id>+<base64 "
+                                                                 "of 0x01 and the Ed25519 public key>."})
+    name = fields.String(required=True)
+    id = fields.String(required=True)
+    algorithm = fields.String(required=True, validate=validate.OneOf(["ed25519"]))
+    status = fields.String(required=True, validate=validate.OneOf(["active", "retired"]))
+    retired_at = fields.String(required=True, allow_none=True, metadata={"format": "date-time"})
+
+
+class KeysSchema(Schema):
+    keys = fields.List(fields.Nested(KeySchema), required=True)
+
+
+class CheckpointSchema(Schema):
+    game_id = fields.String(required=True)
+    seq = fields.Integer(required=True)
+    head_hash = fields.String(required=True)
+    note = fields.String(required=True, metadata={"description": "A C2SP checkpoint: origin <key name>/<game id>, "
+                                                                 "size = seq, root hash = the head hash in base64."})
+
+
 class AuditSchema(Schema):
     ok = fields.Boolean(required=True)
     game_id = fields.String(allow_none=True)
@@ -142,6 +196,8 @@ class AuditSchema(Schema):
     divergences = fields.List(fields.Nested(DivergenceSchema), required=True)
     final = fields.Nested(AuditFinalSchema, allow_none=True, metadata={"description": "The folded game's last seq, "
                                                                                       "status and result."})
+    signed = fields.Nested(SignedSchema, metadata={"description": "Verify only: what the signed receipts and "
+                                                                  "checkpoints prove (docs/verifying.md)."})
 
 
 class PhaseSchema(Schema):
@@ -262,6 +318,9 @@ class ExportSchema(Schema):
     seed_commitment = fields.String(allow_none=True)
     head_hash = fields.String(allow_none=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
+    checkpoints = fields.List(fields.String(), metadata={"description": "The game's signed checkpoints (C2SP notes), "
+                                                                       "made as its phases closed."})
+    keys = fields.List(fields.String(), metadata={"description": "The verifier keys of GET /v1/keys at the export."})
 
 
 class ReportSchema(Schema):

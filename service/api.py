@@ -13,6 +13,7 @@ from redis.exceptions import RedisError
 from engines import registry
 from engines.contract import GM, PUBLIC, Viewer
 from replays import audit as audits
+from replays import proofs
 from replays.fold import FoldError, Record, apply, empty, fold
 from replays.views import event_for, game_for, opens_at_end, viewer_of
 from service import commands
@@ -21,6 +22,7 @@ from service.appending import OnTrust, Prefetched
 from eventlog import keys
 from eventlog.store import GuardFailed
 from service.auth import Caller, KnownTokens, TokenLookup, caller_for, scope_of
+from runtime import checkpoints
 from runtime.context import Context
 from service import listing
 from service.errors import ApiError, corrupt_log, forbidden, not_found, unauthorized
@@ -428,7 +430,24 @@ def export(game_id: str) -> Any:
         document = audits.export_unfoldable(game_id, events)
     else:
         document = audits.export(record, events[: record["seq"]])
+    # The game's signed checkpoints and the keys that verify them: a truncation or a rewrite of this file shows
+    # against them (replays/proofs.py).
+    document.update(checkpoints=checkpoints.stored(ctx(), game_id), keys=[k["vkey"] for k in ctx().keys.listing()])
     return reply(document, headers={"Content-Disposition": f'attachment; filename="{game_id}.json"'})
+
+
+@v1.get("/keys")
+def signing_keys() -> Any:
+    """The keys that sign receipts and checkpoints, in C2SP verifier-key form: the signing one and the retired."""
+    return reply({"keys": ctx().keys.listing()})
+
+
+@v1.get("/games/<game_id>/checkpoint")
+def checkpoint(game_id: str) -> Any:
+    """The log's head, signed now (a C2SP checkpoint): anyone may ask, as anyone may read the head hash."""
+    record = _record(game_id)
+    note = checkpoints.sign_head(ctx(), game_id, record["seq"], record["head_hash"])
+    return reply({"game_id": game_id, "seq": record["seq"], "head_hash": record["head_hash"], "note": note})
 
 
 @v1.get("/games/<game_id>/report")
@@ -484,7 +503,12 @@ def verify() -> Any:
         document = json_body(limit=VERIFY_LIMIT)
         request._cached_data = b""  # type: ignore[attr-defined]  # the raw body is parsed: let it go now
         try:
-            return reply(audits.verify(document))
+            report = audits.verify(document)
+            given, vkeys = document.get("notes") or [], document.get("vkeys")
+            if not isinstance(given, list) or not isinstance(vkeys, (list, type(None))):
+                raise ValueError("'notes' and 'vkeys' are lists")
+            return reply(proofs.check(document, report, given, proofs.verifiers(vkeys) if vkeys is not None else
+                                      ctx().keys.verifiers(), "given" if vkeys is not None else "this server's"))
         except ValueError as exc:
             raise ApiError(422, "not_an_export", str(exc), {"format": [str(exc)]}) from exc
         finally:

@@ -14,6 +14,7 @@ from engines import registry
 from service.api import v1
 from service.auth import KnownTokens
 from runtime.config import Settings
+from runtime import checkpoints
 from runtime.context import Context, use
 from service.errors import ApiError
 from service.http import json_server_errors, reply
@@ -54,6 +55,7 @@ def create_app(context: Context | None = None) -> Flask:
     context = context or Context(Settings.from_env())
     use(context)
     registry.names()  # import every engine before the first request
+    checkpoints.after_restart(context)  # a store that went back under its signed checkpoints says so first
     app = Flask("arbiter")
     app.config.update(
         ARBITER_CONTEXT=context,

@@ -18,7 +18,9 @@ from eventlog.store import Conflict, Guard, IdempotencyRecord
 from replays.fold import Record
 from eventlog import clock
 from service.auth import Caller
+from runtime import checkpoints
 from runtime.context import Context
+from runtime.signing import Keys
 from service.errors import ApiError, conflict, invalid, not_found
 from runtime.scheduling import resolve_soon
 
@@ -77,8 +79,9 @@ def resolve_early(ctx: Context, game_id: str, number: int, purpose: str) -> dict
     }
 
 
-def receipt(game_id: str, event: Event) -> dict[str, Any]:
-    """What the caller keeps to check later that the log holds exactly their order."""
+def receipt(game_id: str, event: Event, keys: Keys) -> dict[str, Any]:
+    """What the caller keeps to check later that the log holds exactly their order; its ``note`` is the same, signed
+    by the service (a C2SP checkpoint of the log just after the event), so it proves it to anyone."""
     return {
         "seq": event["seq"],
         "hash": event["hash"],
@@ -88,6 +91,7 @@ def receipt(game_id: str, event: Event) -> dict[str, Any]:
             "hash": event["hash"],
             "prev_hash": event["prev_hash"],
             "at": event["at"],
+            "note": keys.receipt(game_id, event),
         },
     }
 
@@ -134,7 +138,7 @@ def append(
         if not remembered:
             meant_for = _same_phase(meant_for, plan.phase)
         event = seal(record["seq"] + 1, record["head_hash"], plan.type, plan.actor, plan.data, salt=new_salt())
-        response = plan.respond(event) if plan.respond else receipt(game_id, event)
+        response = plan.respond(event) if plan.respond else receipt(game_id, event, ctx.keys)
         idem = None
         if key_digest and body_digest and caller is not None:
             idem = IdempotencyRecord(caller.scope, key_digest, body_digest, plan.status, response)
@@ -155,6 +159,7 @@ def append(
         ctx.loader.appended(game_id, record, event)
         if plan.after:
             _after(plan.after, event)
+        _after(lambda e: checkpoints.made(ctx, game_id, e), event)  # a membership change that closed a phase
         return plan.status, response
     raise ApiError(503, "busy", "The game is busy right now; please retry.")
 

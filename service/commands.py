@@ -105,7 +105,8 @@ def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> di
         plan: dict[str, Any] = {
             "actor": GM_ACTOR if caller.is_gm else ANYONE_ACTOR, "status": 201,
             "private": {token_field(token_digest): role_value("player", token_digest, player_id)},
-            "respond": lambda event: {"game_id": game_id, "player_id": player_id, "name": name, "token": token},
+            "respond": lambda event: {**receipt(game_id, event, ctx.keys), "game_id": game_id, "player_id": player_id,
+                                      "name": name, "token": token},
         }
         if record["engine"] is not None:
             return late_join_plan(ctx, game_id, record, {"id": player_id, "name": name, "fields": fields}, data,
@@ -176,7 +177,7 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
 
         return Plan(
             "game.started", GM_ACTOR, {"setup": setup, "phase": spec}, status=200,
-            respond=lambda event: {**receipt(game_id, event), "status": "running", "phase": spec},
+            respond=lambda event: {**receipt(game_id, event, ctx.keys), "status": "running", "phase": spec},
             before=before,
             after=lambda event: phase_opened(ctx.queue, ctx.redis, game_id, spec, ready),
         )

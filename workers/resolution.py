@@ -26,6 +26,7 @@ from eventlog import clock, deadlines, keys
 from eventlog.events import ARBITER_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import engine_for
+from runtime import checkpoints
 from runtime.context import Context
 from replays.phases import nobody_awaited, resolvable, what_follows
 from runtime.scheduling import JOB_TIMEOUT, phase_opened, phases_opened, pop_due, schedule_at, schedule_batch
@@ -185,6 +186,7 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
     _fault_point(ctx, game_id)
     ctx.store.append(game_id, event)
     log.info("game %s phase %s resolved (%s)", game_id, number, trigger)
+    checkpoints.made(ctx, game_id, event)
     if following is None:
         deadlines.clear(ctx.redis, game_id)
     else:

@@ -19,6 +19,7 @@ from rq import Queue, SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
 from engines import registry
+from runtime import checkpoints
 from runtime.context import Context, webhook_queue_name
 from workers import sweeper
 
@@ -118,6 +119,7 @@ def run(
     # are imported now, before any thread (their registry loads under a lock), and the
     # sweeper has connections and a game cache of its own.
     registry.names()
+    checkpoints.after_restart(ctx)  # a store that went back under its signed checkpoints says so before resolving
     children_die_with_the_worker()
     stop = sweeper.start_thread(Context(ctx.settings)) if with_sweeper and not burst else None
     # RQ gets a connection of its own: it raises that one's socket timeout to minutes for its blocking pops.

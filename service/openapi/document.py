@@ -26,13 +26,14 @@ RESPONSE_SCHEMAS = ("ErrorBody", "Error", "CreatedGame", "Joined", "Receipt", "A
                     "Audit", "Game", "Phase", "GamePlayer", "You", "Health", "Started", "Replay", "ReplayFrame",
                     "Export", "Report", "GameTypes", "GameType", "GameSummary", "GamesPage", "MyGames", "MyGame",
                     "RefusedToken", "Warning", "Started", "OpenedPhase", "ListedPhase", "PlayerCounts", "ByOption",
-                    "ActionInfo", "Divergence", "Difference", "HashChain", "AuditOutcomes", "AuditFinal")
+                    "ActionInfo", "Divergence", "Difference", "HashChain", "AuditOutcomes", "AuditFinal",
+                    "Signed", "SignedNote", "Keys", "Key", "Checkpoint")
 
 
 def _platform_schemas(spec: APISpec) -> None:
     for name in ("Error", "CreateGame", "CreatedGame", "Joined", "Accepted", "Event", "EventsPage", "Audit", "Game",
                  "Health", "Started", "Replay", "ReplayFrame", "Export", "Report", "GameTypes", "GameSummary",
-                 "GamesPage", "MyGamesRequest", "MyGames"):
+                 "GamesPage", "MyGamesRequest", "MyGames", "Keys", "Checkpoint"):
         if name not in spec.components.schemas:  # registered already as a nested schema of one before it
             spec.components.schema(name, schema=getattr(answers, f"{name}Schema", None) or getattr(
                 schemas, f"{name}Schema"))
@@ -64,7 +65,12 @@ def document() -> dict[str, Any]:
                                       "description": "An order of any game type (the game's type decides)."})
     spec.components.schema("ExportFile", {"type": "object", "additionalProperties": True, "description": "A file "
                                           "from exportGame (an Export), taken as it is: whatever is wrong with it "
-                                          "is what the audit reports (422 only for what is no export at all)."})
+                                          "is what the audit reports (422 only for what is no export at all). "
+                                          "Beside it, optionally, notes: the signed receipts and checkpoints you hold "
+                                          "(notes, or objects holding one as note), and vkeys: the verifier keys you "
+                                          "trust (default: this server's).", "properties": {
+                                              "notes": {"type": "array", "items": {}},
+                                              "vkeys": {"type": "array", "items": {"type": "string"}}}})
     spec.components.schema("BoardPicture", {"type": "object", "required": ["game_id", "seq", "svg"], "properties": {
         "game_id": {"type": "string"}, "seq": {"type": "integer", "description": "The event the board is drawn at."},
         "svg": {"type": "string", "description": "The SVG document, as image/svg+xml would give it."}}})

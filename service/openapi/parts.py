@@ -24,7 +24,7 @@ ERRORS = {
 }
 
 
-NO_STORE = {"/v1/game-types", "/v1/replays/verify"}  # answered without the event store
+NO_STORE = {"/v1/game-types", "/v1/replays/verify", "/v1/keys"}  # answered without the event store
 OPTIONAL_TOKEN = ("A bearer token is optional: without one the caller is the public; a player's token or the "
                   "GM's shows what that role may see.")
 

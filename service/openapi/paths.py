@@ -89,6 +89,9 @@ def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
     first = registry.names()[0] if registry.names() else "extreme-ways"
     yield "/v1/health", {"get": {"operationId": "getHealth", "tags": ["Service"], "summary": "Service and store "
                                  "health", "responses": responses(200, "Health")}}
+    yield "/v1/keys", {"get": {"operationId": "listKeys", "tags": ["Service"], "summary": "The keys that sign "
+                               "receipts and checkpoints (C2SP verifier keys), the signing one and those a rotation "
+                               "retired", "responses": responses(200, "Keys")}}
     yield "/v1/game-types", {"get": {"operationId": "listGameTypes", "tags": ["Game types"], "summary": "Every "
                                      "game type with its options, sign-up fields, player counts and orders",
                                      "responses": responses(200, "GameTypes")}}
@@ -148,6 +151,11 @@ def paths(engines: list[Engine]) -> Iterator[tuple[str, dict[str, Any]]]:
             "description": "A token is optional once the game is finished; before that only the GM's "
             "is accepted (none: 401, a player's: 403).", "parameters": gid,
             "responses": responses(200, schema, 401, 403, 404)}}
+    yield "/v1/games/{game_id}/checkpoint", {"get": {
+        "operationId": "getCheckpoint", "tags": ["Games"], "summary": "The log's head (seq and hash), signed now: a "
+        "C2SP checkpoint", "description": "With a receipt, it proves the receipt's event is in the game (the chain "
+        "from its seq to the head); two of the same seq with different hashes prove a fork. " + OPTIONAL_TOKEN,
+        "parameters": gid, "responses": responses(200, "Checkpoint", 401, 404)}}
     yield "/v1/games/{game_id}/report", {"get": {
         "operationId": "getReport", "tags": ["Games"], "summary": "The turn report, for games that have one",
         "description": OPTIONAL_TOKEN, "parameters": gid + [
