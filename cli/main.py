@@ -86,10 +86,25 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
     sub.add_parser("rebuild", help="delete snapshots and indexes and rebuild them from the streams")
 
+    keys = sub.add_parser("keys", help="the key file that signs receipts and checkpoints: show it, or rotate it")
+    keys.add_argument("action", choices=["show", "rotate"], help="show: the verifier keys (as GET /v1/keys); "
+                      "rotate: a new signing key, the old one kept as retired so what it signed still verifies")
+    keys.add_argument("--file", default=os.environ.get("ARBITER_SIGNING_KEY") or "data/signing.key",
+                      help="the key file (default: $ARBITER_SIGNING_KEY, else %(default)s, where `arbiter up` makes it)")
+
     verify = sub.add_parser("verify", help="verify an exported game file offline")
     verify.add_argument("file", help="an export (GET /v1/games/{id}/export)")
     verify.add_argument("--receipt", action="append", default=[], metavar="SEQ:HASH",
                         help="also check that the log holds this order receipt (repeatable)")
+    verify.add_argument("--note", action="append", default=[], metavar="FILE",
+                        help="a signed receipt or checkpoint to check the file against: the note's text, or JSON "
+                             "holding it (a 202's body, a receipt, GET …/checkpoint's answer) or a list of them "
+                             "(repeatable; see docs/verifying.md)")
+    verify.add_argument("--key", action="append", default=[], metavar="VKEY",
+                        help="a verifier key to trust, from the service's GET /v1/keys (repeatable; default: the "
+                             "keys the file names, which proves only that the file agrees with itself)")
+    verify.add_argument("--proof", default="fork-proof.json", metavar="FILE",
+                        help="where to write the two signed notes of a fork, if one is found (default: %(default)s)")
 
     simulate = sub.add_parser("simulate", help="bots play a whole game through the real store and worker",
                               description="Bots play a whole game through the real store and an RQ worker of this "
@@ -182,6 +197,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             print(f"For other arbiter commands on this Redis: export REDIS_URL={redis_server.url}", flush=True)
         else:
             print(f"Redis at {env['REDIS_URL']} (REDIS_URL)", flush=True)
+        env["ARBITER_SIGNING_KEY"] = _signing_key(env, Path(args.data))
         # The console's pages follow games from this stream process (unless ARBITER_STREAM_URL names a public one).
         browsers_reach = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
         env.setdefault("ARBITER_STREAM_URL", f"http://{browsers_reach}:{args.stream_port}/v1")
@@ -212,6 +228,20 @@ def cmd_up(args: argparse.Namespace) -> int:
         if lock is not None:
             lock.close()
     return code
+
+
+def _signing_key(env: dict[str, str], data: Path) -> str:
+    """The key file that signs receipts and checkpoints: ARBITER_SIGNING_KEY, else one in the data folder, made on the
+    first run.  Says where, and the key that verifies what it signs."""
+    from runtime.config import key_name
+    from runtime.signing import ensure_key_file, read_key_file
+
+    path = Path(env.get("ARBITER_SIGNING_KEY") or data / "signing.key").absolute()
+    made = ensure_key_file(path, key_name(env.get("ARBITER_ORIGIN", "arbiter.local")))
+    vkey = read_key_file(path).active.verifier.vkey
+    print(f"Signing key {'made in' if made else 'from'} {path} (keep it secret and backed up; "
+          f"`arbiter keys rotate` replaces it); receipts verify with {vkey}", flush=True)
+    return str(path)
 
 
 def _port_or_free(preferred: int) -> int:
@@ -288,11 +318,14 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from replays import proofs
     from replays.audit import verify
 
     try:
         document = json.loads(Path(args.file).read_text(encoding="utf-8"))
         report = verify(document)
+        given = [note for path in args.note for note in _notes_in(Path(path))]
+        report = proofs.check(document, report, given, proofs.verifiers(args.key) if args.key else None)
         report["receipts"] = [_check_receipt(document, text) for text in args.receipt]
     except (OSError, ValueError) as exc:
         print(f"cannot verify {args.file}: {exc}", file=sys.stderr)
@@ -308,6 +341,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report["ok"] = False
         report["divergences"] += [{"seq": r["seq"], "check": "receipt", "problem": r["problem"]}
                                   for r in report["receipts"] if not r["ok"]]
+    forks = [d for d in report["divergences"] if d["check"] == "fork"]
+    if forks:
+        Path(args.proof).write_text(json.dumps({"game_id": report.get("game_id"), "forks": forks,
+                                                "keys": report["signed"]["keys"]}, indent=2) + "\n")
+        print(f"a fork: the two signed notes are in {args.proof}, for anyone to check", file=sys.stderr)
     print(json.dumps(report, indent=2, sort_keys=True))
     if report["ok"]:
         print(f"OK: {report['events']} events, hash chain intact, {report['outcomes']['checked']} outcomes recomputed",
@@ -316,6 +354,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     first = report["divergences"][0]
     print(f"FAILED at seq {first['seq']}: {first['problem']}", file=sys.stderr)
     return 1
+
+
+def _notes_in(path: Path) -> list:
+    """The notes in a file: JSON (one, or a list), or a note's own text."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return [text]
+    return found if isinstance(found, list) else [found]
 
 
 def _check_receipt(document: dict, text: str) -> dict:
@@ -330,6 +378,27 @@ def _check_receipt(document: dict, text: str) -> dict:
     if event.get("hash") != wanted:
         return {"seq": seq, "ok": False, "problem": "the event at this seq has another hash"}
     return {"seq": seq, "ok": True, "problem": None}
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    from eventlog.notes import NoteError
+    from runtime.signing import rotate, read_key_file
+
+    path = Path(args.file)
+    try:
+        if args.action == "rotate":
+            old, new = rotate(path)
+            print(f"{path}: now signing with {new}; retired {old} (still listed by GET /v1/keys, so what it signed "
+                  "still verifies). Running processes take the new key within a second.")
+            return 0
+        keys = read_key_file(path)
+    except (OSError, NoteError) as exc:
+        print(f"arbiter keys: {exc}", file=sys.stderr)
+        return 1
+    print(f"active  {keys.active.verifier.vkey}")
+    for vkey, when in keys.retired:
+        print(f"retired {vkey} (since {when})")
+    return 0
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -377,6 +446,7 @@ COMMANDS = {
     "follow": cmd_follow,
     "rebuild": cmd_rebuild,
     "verify": cmd_verify,
+    "keys": cmd_keys,
     "simulate": cmd_simulate,
 }
 

@@ -79,7 +79,7 @@ class Signer:
         from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
 
         seed = self.private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
-        return f"PRIVATE+KEY+{self.verifier.vkey.rsplit('+', 1)[0]}+{base64.b64encode(ED25519 + seed).decode()}"
+        return f"PRIVATE+KEY+{self.name}+{self.verifier.id.hex()}+{base64.b64encode(ED25519 + seed).decode()}"
 
     def sign(self, text: str) -> str:
         """The signed note of ``text`` (which must be a valid note text, ending in a newline)."""

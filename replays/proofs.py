@@ -52,13 +52,13 @@ def check(document: dict[str, Any], report: dict[str, Any], given: Iterable[Any]
     truncation and fork (each naming its seq).  ``given``: the verifier's own notes; the file's ``checkpoints`` are
     checked too.  ``vkeys`` None: the file's ``keys`` (``keys_from`` says which were used)."""
     if vkeys is None:
-        vkeys, keys_from = verifiers(document.get("keys") or []), "the file (compare them with GET /v1/keys)"
-    events = document.get("events") or []
+        vkeys, keys_from = verifiers(_list(document, "keys")), "the file (compare them with GET /v1/keys)"
+    events = _list(document, "events")
     by_seq = {e.get("seq"): e for e in events if isinstance(e, dict)}
     head = len(events)
     game_id = document.get("game_id")
     sources = [("given", note_of(item)) for item in given]
-    sources += [("export", note_of(item)) for item in document.get("checkpoints") or []]
+    sources += [("export", note_of(item)) for item in _list(document, "checkpoints")]
     findings, divergences, seen = [], [], {}
     for source, note in sources:
         finding: dict[str, Any] = {"source": source, "note": note}
@@ -87,6 +87,13 @@ def check(document: dict[str, Any], report: dict[str, Any], given: Iterable[Any]
         report["ok"] = False
         report["divergences"] = [*report["divergences"], *divergences]
     return report
+
+
+def _list(document: dict[str, Any], name: str) -> list[Any]:
+    value = document.get(name)
+    if value is not None and not isinstance(value, list):
+        raise ValueError(f"'{name}' must be a list")
+    return value or []
 
 
 def _against_log(cp: Checkpoint, event: dict[str, Any] | None, head: int) -> tuple[str, str] | None:

@@ -53,7 +53,9 @@ def after_restart(ctx: Context) -> list[dict[str, Any]]:
     """Compare every game's log with its latest checkpoint kept outside Redis: a log that no longer reaches it went
     back, and is folded afresh, noted for /v1/health and announced in its log (``GameLoader.went_back``); a log whose
     event at that seq has another hash is on another chain, which only a person can sort out (logged).  Best effort:
-    a store that does not answer is left to the loader's own checks."""
+    a store that does not answer is left to the loader's own checks.  First the key file is read (or made): a bad one
+    stops the process at its start, not at its first receipt."""
+    _ = ctx.keys
     if ctx.witness is None:
         return []
     found = []

@@ -24,7 +24,8 @@ from eventlog import notes
 from eventlog.events import Event, now_iso
 
 RETIRED = "retired"
-HEADER = ("# Arbiter's signing keys (issue 29). The PRIVATE+KEY line signs; each 'retired <when> <vkey>' line is a key\n"
+RECHECK_S = 1.0  # how often a process looks whether the key file changed (a rotation)
+HEADER = ("# Arbiter's signing keys. The PRIVATE+KEY line signs; each 'retired <when> <vkey>' line is a key\n"
           "# a rotation retired (`arbiter keys rotate`), kept so that what it signed still verifies. Keep this file\n"
           "# secret and backed up, outside Redis.\n")
 
@@ -114,7 +115,7 @@ class Keys:
             self._stamp = _stamp(path)
 
     def current(self) -> KeyFile:
-        if self.path is not None and time.monotonic() - self._checked > 1.0:
+        if self.path is not None and time.monotonic() - self._checked >= RECHECK_S:
             with self._lock:
                 self._checked = time.monotonic()
                 stamp = _stamp(self.path)
@@ -161,6 +162,7 @@ class Witness:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS latest (game_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, "
                          "hash TEXT NOT NULL, note TEXT NOT NULL)")

@@ -27,6 +27,13 @@ def test_go_signer_key_signs_the_go_vector_byte_for_byte() -> None:
     assert signer.skey == GO_SKEY
 
 
+def test_a_generated_key_round_trips_through_its_text_forms() -> None:
+    for _ in range(20):  # base64 holds '+' often enough: the key's fields are split on the first pluses only
+        signer = notes.generate("arbiter.example/x")
+        again = notes.parse_skey(signer.skey)
+        assert again.verifier == signer.verifier == notes.parse_vkey(signer.verifier.vkey)
+
+
 def test_the_published_notes_open_with_their_verifier_keys() -> None:
     assert notes.open_note(GO_NOTE, [notes.parse_vkey(GO_VKEY)]).text == GO_TEXT
     assert notes.open_note(C2SP_NOTE, [notes.parse_vkey(C2SP_VKEY)]).text == "This is an example message.\n"
