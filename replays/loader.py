@@ -112,8 +112,9 @@ class GameLoader:
         return self._folded(game_id, base, events), replies
 
     def went_back(self, game_id: str, seq: int, head_hash: str) -> Record | None:
-        """A signed checkpoint kept outside Redis says the log reached ``seq`` (``head_hash``), and it no longer does:
-        handled as a record ahead of its log is (runtime/checkpoints.py, after a full restart)."""
+        """A signed checkpoint kept outside Redis, or a stream feed, says the log reached ``seq`` (``head_hash``), and
+        it no longer does: handled as a record ahead of its log is (runtime/checkpoints.py, after a full restart;
+        streams/hub.py)."""
         return self._refolded(game_id, {"seq": seq, "head_hash": head_hash})
 
     def _refolded(self, game_id: str, base: Record) -> Record | None:

@@ -8,6 +8,12 @@ the same function ``/events`` uses.  A notice that skips ahead (one was lost, or
 afresh) makes the feed read what it missed from the stream first: the log is the truth, notices only wake
 the hub.  So each follower gets every event exactly once, in ``seq`` order, or is told to go (and resumes).
 
+A log that went back under a feed (a Redis rollback: the API then appends ``log.rolled_back``) shows as a notice
+for a seq the feed has passed that is not the event it passed on, or as a log that no longer holds the feed's last
+event when it catches up.  The feed then rewinds: its record is folded afresh (``GameLoader.went_back``, which
+announces the loss if nobody has), and its followers are told to go back to where the log and what they were given
+part (``eventlog.parting``) and given every event of the log from there, the rollback's notice first.
+
 A follower is a bounded queue.  One that falls ``MAX_BEHIND`` events behind (a dead or slow client) is
 dropped, not waited for: it costs the others nothing and its memory is capped.  Its client resumes with
 ``Last-Event-ID`` / ``after`` and loses nothing.
@@ -26,6 +32,7 @@ from redis.exceptions import RedisError
 from engines.contract import Viewer
 from eventlog import keys
 from eventlog.events import Event
+from eventlog.parting import parting
 from replays.fold import Record, fold
 from replays.views import event_for
 from runtime.context import Context
@@ -33,9 +40,18 @@ from runtime.context import Context
 log = logging.getLogger("arbiter.streams")
 
 MAX_BEHIND = 256       # events queued for one follower before it is dropped
+PASSED = 64            # hashes of the last events a feed passed on: how it tells a repeated notice from a lost seq
 RETRY_S = 1.0          # between attempts to subscribe again
+PAGE = 500             # events read from the store at a time while a feed catches up
 END = object()         # the game is over: after its last event, the stream ends
 DROPPED = object()     # the follower fell too far behind
+
+
+@dataclass(frozen=True)
+class Rewind:
+    """The log went back: what the follower was given after ``seq`` is gone, and the log's events after it follow."""
+
+    seq: int
 
 
 @dataclass(eq=False)
@@ -65,8 +81,14 @@ class Feed:
     record: Record | None = None
     followers: set[Follower] = field(default_factory=set)
     pending: list[Event] = field(default_factory=list)   # notices heard while the record was loading
-    loaded: asyncio.Event = field(default_factory=asyncio.Event)
+    loaded: asyncio.Event = field(default_factory=asyncio.Event)   # cleared while the feed rewinds, too
     catching_up: bool = False
+    catching_up_task: asyncio.Task | None = None
+    passed: dict[int, str] = field(default_factory=dict)  # seq -> hash of the last PASSED events passed on
+
+    def passing(self, seq: int, digest: str) -> None:
+        self.passed[seq] = digest
+        self.passed.pop(seq - PASSED, None)
 
     @property
     def seq(self) -> int:
@@ -98,30 +120,60 @@ class Hub:
         """Join the game's feed (made and loaded on its first follower).  The follower receives every event after
         ``feed.seq`` as of this call's return; what came before, the caller reads from the store.
         None: no such game."""
-        follower = Follower(viewer)
-        feed = self.feeds.get(game_id)
-        if feed is None:
-            feed = self.feeds[game_id] = Feed(game_id)
-            feed.followers.add(follower)
-            try:
-                record = await asyncio.to_thread(self.context.loader.load, game_id)
-            except BaseException:
-                self._drop_feed(feed)
-                raise
-            if record is None:
-                self._drop_feed(feed)
-                return None, follower
-            feed.record = record
-            feed.loaded.set()
-            pending, feed.pending = feed.pending, []
-            for event in pending:
-                self._offer(feed, event)
-        else:
-            feed.followers.add(follower)
-            await feed.loaded.wait()
-            if feed.record is None:
-                return None, follower
+        follower, checked = Follower(viewer), False
+        while True:
+            feed = self.feeds.get(game_id)
+            if feed is None:
+                return await self._first(game_id, follower)
+            while not feed.loaded.is_set():  # loading, or rewinding: join the feed as it will stand
+                await feed.loaded.wait()
+            if not checked and feed.record is not None:
+                checked = True
+                if not await self._still_the_log(feed):
+                    continue  # it has rewound: join it as it is now
+            if self.feeds.get(game_id) is feed:  # (not dropped meanwhile)
+                if feed.record is None:
+                    return None, follower
+                feed.followers.add(follower)
+                return feed, follower
+
+    async def _first(self, game_id: str, follower: Follower) -> tuple[Feed | None, Follower]:
+        """The game's first follower here: it makes the feed and loads its record."""
+        feed = self.feeds[game_id] = Feed(game_id)
+        feed.followers.add(follower)
+        try:
+            record = await asyncio.to_thread(self.context.loader.load, game_id)
+        except BaseException:
+            self._drop_feed(feed)
+            raise
+        if record is None:
+            self._drop_feed(feed)
+            return None, follower
+        feed.record = record
+        feed.passing(record["seq"], record["head_hash"])
+        self._loaded(feed)
         return feed, follower
+
+    async def _still_the_log(self, feed: Feed) -> bool:
+        """Whether the log still holds the feed's last event.  Asked as a follower joins: one that read the log
+        past a rollback the feed has not heard of yet, and then got the feed's rewind, would get events twice.
+        If not, the feed rewinds before the follower joins."""
+        seq = feed.seq
+        held = await asyncio.to_thread(self.context.store.read_one, feed.game_id, seq)
+        if held is not None and feed.passed.get(seq, held["hash"]) == held["hash"]:
+            return True
+        self._catch_up_soon(feed)
+        if feed.catching_up_task is not None:
+            await asyncio.shield(feed.catching_up_task)
+        return False
+
+    def _loaded(self, feed: Feed) -> None:
+        """The feed's record is ready (first loaded, or rewound): new followers may join, and the notices heard
+        meanwhile are offered."""
+        feed.loaded.set()
+        pending, feed.pending = feed.pending, []
+        for event in pending:
+            self._offer(feed, event)
 
     def leave(self, feed: Feed | None, follower: Follower) -> None:
         if feed is None:
@@ -196,12 +248,17 @@ class Hub:
     def _offer(self, feed: Feed, event: Event) -> None:
         """Fold the next event and hand it to every follower; an event from further on first brings what lies
         between from the store; one already passed on is ignored."""
-        if feed.record is None or event["seq"] <= feed.seq:
+        if feed.record is None:
+            return
+        if event["seq"] <= feed.seq:
+            if feed.passed.get(event["seq"]) != event["hash"]:
+                self._catch_up_soon(feed)  # not what was passed on at that seq: the log may have gone back
             return
         if event["seq"] > feed.seq + 1 or event["prev_hash"] != feed.record["head_hash"]:
             self._catch_up_soon(feed)
             return
         feed.record = fold([event], feed.record)
+        feed.passing(event["seq"], event["hash"])
         by_viewer: dict[Viewer, tuple[int, bytes]] = {}
         for follower in list(feed.followers):
             item = by_viewer.get(follower.viewer)
@@ -215,17 +272,60 @@ class Hub:
     def _catch_up_soon(self, feed: Feed) -> None:
         if not feed.catching_up and feed.loaded.is_set():
             feed.catching_up = True
-            asyncio.get_running_loop().create_task(self._catch_up(feed))
+            feed.catching_up_task = asyncio.get_running_loop().create_task(self._catch_up(feed))
 
     async def _catch_up(self, feed: Feed) -> None:
+        """Read what the feed missed, from its own last event on: a log that no longer holds that event went back
+        under the feed, which then rewinds."""
         try:
             while feed.record is not None and not feed.finished:
-                missed = await asyncio.to_thread(self.context.store.read, feed.game_id, feed.seq, 500)
-                for event in missed:
+                events = await asyncio.to_thread(self.context.store.read, feed.game_id, feed.seq - 1, PAGE + 1)
+                if not events or events[0]["seq"] != feed.seq or events[0]["hash"] != feed.record["head_hash"]:
+                    await self._rewind(feed)
+                    continue
+                for event in events[1:]:
                     self._offer(feed, event)
-                if len(missed) < 500:
+                if len(events) <= PAGE:
                     break
         except (RedisError, OSError) as exc:
             log.warning("a feed could not catch up (%s); the next notice tries again", type(exc).__name__)
         finally:
             feed.catching_up = False
+
+    async def _rewind(self, feed: Feed) -> None:
+        """The log no longer holds the last event the feed passed on.  New followers wait while the record is
+        folded afresh; the feed's followers go back to where the log and what they were given part, and get the
+        log's events from there (the rollback's notice first), each judged by the game as it now stands."""
+        assert feed.record is not None
+        feed.loaded.clear()
+        try:
+            store, old = self.context.store, feed.record
+            record = await asyncio.to_thread(self.context.loader.went_back, feed.game_id, old["seq"],
+                                           old["head_hash"])
+            if record is None:  # the game is gone from the store altogether
+                for follower in list(feed.followers):
+                    follower.offer(DROPPED)
+                feed.record = None
+                return
+            kept = await asyncio.to_thread(parting, store, feed.game_id, feed.passed)
+            kept = min(record["seq"], old["seq"] if kept is None else kept)
+            events = await asyncio.to_thread(store.read, feed.game_id, kept, record["seq"] - kept)
+            log.warning("game %s: the log no longer holds seq %s as followed; followers go back to seq %s and "
+                        "get %s events from there", feed.game_id, old["seq"], kept, len(events))
+            feed.record, feed.passed = record, {}
+            for follower in list(feed.followers):
+                follower.offer(Rewind(kept))
+            by_viewer: dict[Viewer, list[tuple[int, bytes]]] = {}
+            for follower in list(feed.followers):
+                if follower.viewer not in by_viewer:
+                    by_viewer[follower.viewer] = [(e["seq"], shown(record, e, follower.viewer)) for e in events]
+                for item in by_viewer[follower.viewer]:
+                    follower.offer(item)
+            for event in events:
+                feed.passing(event["seq"], event["hash"])
+            feed.passing(record["seq"], record["head_hash"])
+            if feed.finished:
+                for follower in list(feed.followers):
+                    follower.offer(END)
+        finally:
+            self._loaded(feed)

@@ -41,7 +41,8 @@ from service.errors import ApiError, unauthorized
 from service.http import parse_object
 from service.tickets import redeem
 from streams import live
-from streams.hub import DROPPED, END, Hub, shown
+from eventlog.parting import went_back_to
+from streams.hub import DROPPED, END, Hub, Rewind, shown
 from streams.webhooks import Kicker
 
 log = logging.getLogger("arbiter.streams")
@@ -49,6 +50,7 @@ log = logging.getLogger("arbiter.streams")
 HEARTBEAT_S = float(os.environ.get("ARBITER_STREAM_HEARTBEAT", "15"))
 WRITE_TIMEOUT_S = 30.0   # a client that takes no bytes for this long is let go
 PAGE = 500               # events read from the store at a time while catching a follower up
+RESUME_DEPTH = 2000      # how far back from the head a follower resuming past it is looked back for (a rollback)
 SSE, NDJSON = "text/event-stream", "application/x-ndjson"
 CORS = {"Access-Control-Allow-Origin": "*",
         "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID",
@@ -177,6 +179,9 @@ async def stream(request: web.Request) -> web.StreamResponse:
         if feed is None or feed.record is None:
             return _error(404, "not_found", f"No game {game_id!r}.")
         record, upto = feed.record, feed.seq   # the follower's queue holds everything after ``upto``
+        if after > upto:  # it saw events the log no longer has: from what the log's rollback notice says it kept
+            told = await asyncio.to_thread(went_back_to, context.store, game_id, after, RESUME_DEPTH)
+            after = upto if told is None else told
         if feed.finished and after >= upto and fmt == SSE:
             return web.Response(status=204, headers=CORS)  # an EventSource reconnecting to a finished game stops
         response = web.StreamResponse(headers={**CORS, "Content-Type": f"{fmt}; charset=utf-8",
@@ -225,6 +230,9 @@ async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: i
         if item is END:
             await response.write(_end(fmt, last, "finished"))
             return
+        if isinstance(item, Rewind):  # the log went back: its events after item.seq follow, the notice first
+            last = item.seq
+            continue
         seq, body = item
         if seq <= last:
             continue
