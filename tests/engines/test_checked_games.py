@@ -23,14 +23,27 @@ GAMES = sorted(CHECKED.glob("*.json"))
 
 
 def at(data: Any, path: str) -> Any:
-    """The value at a dotted path (``public.positions.p1``; a number indexes a list)."""
+    """The value at a dotted path: ``public.positions.p1``; in a list a number is an index and ``runner=r3``
+    the element whose ``runner`` is ``r3`` (a report's row)."""
     for key in path.split("."):
-        data = data[int(key)] if isinstance(data, list) else data[key]
+        if isinstance(data, list) and "=" in key:
+            field, value = key.split("=", 1)
+            data = next(row for row in data if str(row.get(field)) == value)
+        else:
+            data = data[int(key)] if isinstance(data, list) else data[key]
     return data
 
 
+def _matches(path: str, want: Any, got: Any) -> bool:
+    """A row picked by ``field=value`` is compared on the columns worked out; anything else exactly."""
+    if "=" in path.rsplit(".", 1)[-1] and isinstance(want, dict) and isinstance(got, dict):
+        return all(got.get(column) == value for column, value in want.items())
+    return got == want
+
+
 def _expect(what: str, got: Any, expected: dict[str, Any], why: list[str]) -> None:
-    wrong = {path: (want, _found(got, path)) for path, want in expected.items() if _found(got, path) != want}
+    wrong = {path: (want, _found(got, path)) for path, want in expected.items()
+             if not _matches(path, want, _found(got, path))}
     assert not wrong, f"{what}: " + "; ".join(f"{p}: worked out {w!r}, engine {g!r}" for p, (w, g) in wrong.items()) \
         + "\nthe reasoning: " + " ".join(why)
 
@@ -38,7 +51,7 @@ def _expect(what: str, got: Any, expected: dict[str, Any], why: list[str]) -> No
 def _found(data: Any, path: str) -> Any:
     try:
         return at(data, path)
-    except (KeyError, IndexError, TypeError):
+    except (KeyError, IndexError, TypeError, StopIteration):
         return "<missing>"
 
 
