@@ -6,8 +6,11 @@ A hook belongs to one game: a URL, a secret made here and shown once, and the vi
 Each hook has a cursor, the last seq delivered: a delivery job sends the events after it one at a time, in
 seq order, under a per-hook lock, and moves it on only when the receiver answered 2xx.  So every event is
 delivered at least once (a receiver that answered but whose answer was lost gets it again; the
-``Arbiter-Delivery`` header names the hook and seq for de-duplication), and a failure is retried with
-exponential backoff while later events wait behind it.
+``Arbiter-Delivery`` header names the hook and the event's hash for de-duplication: after a rollback the event
+that took a lost one's seq is another event, with another id), and a failure is retried with exponential backoff
+while later events wait behind it.  The cursor keeps the hash of its event too: a log that no longer holds it
+went back, and the cursor goes back to where the log and what the receiver got part, so the receiver gets the
+``log.rolled_back`` notice and every event after it.
 
 Server-side request forgery: only http(s) URLs, and every address the host name resolves to must be public
 (not loopback, private, link-local, multicast, reserved or unspecified) unless the operator allows private
@@ -125,8 +128,10 @@ def verify(secret: str, header: str, body: bytes, now: float | None = None, tole
 
 
 # -- storage (the store's Redis; every key carries the game's hash tag) ----------------------------------------
-def register(redis: Any, game_id: str, url: str, viewer: str | None, owner: str, after: int) -> dict[str, Any]:
-    """A new hook (its URL checked); the answer holds the secret, which is never shown again."""
+def register(redis: Any, game_id: str, url: str, viewer: str | None, owner: str, after: int,
+             after_hash: str) -> dict[str, Any]:
+    """A new hook (its URL checked) whose cursor is at ``after`` (the event with hash ``after_hash``); the answer
+    holds the secret, which is never shown again."""
     check_url(url)
     if redis.hlen(keys.webhooks(game_id)) >= MAX_HOOKS:
         raise Refused(f"A game has at most {MAX_HOOKS} webhooks; delete one first.")
@@ -136,7 +141,8 @@ def register(redis: Any, game_id: str, url: str, viewer: str | None, owner: str,
             "created_at": int(time.time())}
     pipe = redis.pipeline(transaction=True)
     pipe.hset(keys.webhooks(game_id), hook_id, orjson.dumps(hook))
-    pipe.hset(keys.webhook_state(game_id, hook_id), mapping={"delivered": after, "attempts": 0, "status": "ok"})
+    pipe.hset(keys.webhook_state(game_id, hook_id), mapping={"delivered": after, "delivered_hash": after_hash,
+                                                             "attempts": 0, "status": "ok"})
     pipe.sadd(keys.WEBHOOK_GAMES, game_id)
     pipe.execute()
     return hook
@@ -163,6 +169,13 @@ def state(redis: Any, game_id: str, hook_id: str) -> dict[str, Any]:
     return {"delivered": int(raw.get("delivered", 0)), "attempts": int(raw.get("attempts", 0)),
             "status": raw.get("status", "ok"), "last_error": raw.get("last_error") or None,
             "next_attempt_at": int(raw["next_attempt_at"]) if raw.get("next_attempt_at") else None}
+
+
+def delivered_hash(redis: Any, game_id: str, hook_id: str) -> str:
+    """The hash of the event the hook's cursor stands on ("" if unknown: the cursor at 0, or a hook from before the
+    hash was kept).  A cursor whose event the log no longer holds was passed by a rollback."""
+    raw = redis.hget(keys.webhook_state(game_id, hook_id), "delivered_hash")
+    return raw.decode() if raw else ""
 
 
 def deliveries(redis: Any, game_id: str, hook_id: str) -> list[dict[str, Any]]:

@@ -80,13 +80,22 @@ def add_webhook(context: Context, game_id: str, header: str | None, client: str,
         raise invalid("'url' is required: where to POST each event.", {"url": ["Missing data for required field."]})
     viewer = None if view == "public" else ("gm" if view == "gm" else owner)
     try:
-        hook = hooks.register(context.redis, game_id, url, viewer, owner, after)
+        hook = hooks.register(context.redis, game_id, url, viewer, owner, after,
+                              _hash_at(context, game_id, record, after))
     except hooks.Refused as exc:
         raise invalid(str(exc), {"url": [str(exc)]}) from exc
     if after < record["seq"]:
         hooks.kick(context.redis, context.webhook_queue, game_id, hook["id"], record["seq"])
     shown = hooks.public(hook, hooks.state(context.redis, game_id, hook["id"]))
     return 201, {**shown, "secret": hook["secret"]}
+
+
+def _hash_at(context: Context, game_id: str, record: Record, seq: int) -> str:
+    """The hash of the event at ``seq`` (a new hook's cursor), "" for none."""
+    if seq == record["seq"]:
+        return record["head_hash"]
+    event = context.store.read_one(game_id, seq) if seq else None
+    return event["hash"] if event else ""
 
 
 def list_webhooks(context: Context, game_id: str, header: str | None, client: str) -> Answer:

@@ -20,6 +20,8 @@ from typing import Any
 import orjson
 
 from eventlog import keys
+from eventlog.events import Event
+from eventlog.parting import parting, went_back_to
 from replays.views import event_for
 from runtime import context as contexts
 from runtime import webhooks as hooks
@@ -64,11 +66,32 @@ def run(context: Context, game_id: str, hook_id: str, retry: bool = False) -> st
             return "up to date"
 
 
+def _rewound(context: Context, game_id: str, hook_id: str, delivered: int) -> int:
+    """The hook's cursor, gone back to where the log and what the receiver got part if the log no longer holds
+    the event it stands on (a rollback): the receiver then gets the ``log.rolled_back`` notice and every event
+    after it.  Called under the hook's lock."""
+    digest = hooks.delivered_hash(context.redis, game_id, hook_id)
+    if digest and delivered:
+        kept = parting(context.store, game_id, {delivered: digest})
+    else:  # no hash kept (a hook from before): only a cursor past the head shows the log went back
+        head = context.store.head(game_id)[0]
+        kept = None if delivered <= head else (went_back_to(context.store, game_id, delivered) or head)
+    if kept is None:
+        return delivered
+    held = context.store.read_one(game_id, kept) if kept else None
+    context.redis.hset(keys.webhook_state(game_id, hook_id),
+                       mapping={"delivered": kept, "delivered_hash": held["hash"] if held else ""})
+    log.warning("webhook %s of %s: the log no longer holds seq %s as delivered; the hook goes back to seq %s",
+                hook_id, game_id, delivered, kept)
+    return kept
+
+
 def _drain(context: Context, game_id: str, hook: dict[str, Any], delivered: int, attempts: int) -> str:
     redis, state_key = context.redis, keys.webhook_state(game_id, hook["id"])
     record = context.loader.load(game_id)
     if record is None:
         return "no game"
+    delivered = _rewound(context, game_id, hook["id"], delivered)
     viewer = hook["viewer"]  # the GM, a player, or None: the public
     for event in context.store.read(game_id, after=delivered, limit=BATCH):
         if event["seq"] > record["seq"]:
@@ -76,7 +99,7 @@ def _drain(context: Context, game_id: str, hook: dict[str, Any], delivered: int,
         body = orjson.dumps({"hook_id": hook["id"], "game_id": game_id,
                              "event": event_for(record, event, viewer)}, option=orjson.OPT_SORT_KEYS)
         started = time.monotonic()
-        status, error = post(hook, event["seq"], body)
+        status, error = post(hook, event, body)
         entry = {"seq": event["seq"], "at": int(time.time()), "status": status, "error": error,
                  "attempt": attempts + 1, "ms": round((time.monotonic() - started) * 1000)}
         pipe = redis.pipeline(transaction=True)
@@ -85,8 +108,8 @@ def _drain(context: Context, game_id: str, hook: dict[str, Any], delivered: int,
         pipe.ltrim(keys.webhook_log(game_id, hook["id"]), 0, hooks.LOG_KEEP - 1)
         if error is None:
             attempts = 0
-            pipe.hset(state_key, mapping={"delivered": event["seq"], "attempts": 0, "status": "ok",
-                                          "last_error": "", "next_attempt_at": ""})
+            pipe.hset(state_key, mapping={"delivered": event["seq"], "delivered_hash": event["hash"], "attempts": 0,
+                                          "status": "ok", "last_error": "", "next_attempt_at": ""})
             pipe.execute()
             continue
         attempts += 1
@@ -107,8 +130,10 @@ def _drain(context: Context, game_id: str, hook: dict[str, Any], delivered: int,
     return "delivered"
 
 
-def post(hook: dict[str, Any], seq: int, body: bytes) -> tuple[int | None, str | None]:
-    """POST one delivery to the address checked just now; (status, None) on a 2xx, else (status, error)."""
+def post(hook: dict[str, Any], event: Event, body: bytes) -> tuple[int | None, str | None]:
+    """POST one delivery to the address checked just now; (status, None) on a 2xx, else (status, error).
+    ``Arbiter-Delivery`` names the hook and the event's hash: a repeat has the same, the event that took a lost
+    one's seq after a rollback does not."""
     try:
         scheme, host, port, addresses = hooks.check_url(hook["url"])
     except hooks.Refused as exc:
@@ -117,7 +142,7 @@ def post(hook: dict[str, Any], seq: int, body: bytes) -> tuple[int | None, str |
     path = "/" + target.split("/", 1)[1] if "/" in target else "/"
     headers = {"Content-Type": "application/json", "User-Agent": "Arbiter-Webhooks/1",
                "Arbiter-Signature": hooks.sign(hook["secret"], int(time.time()), body),
-               "Arbiter-Delivery": f"{hook['id']}:{seq}", "Arbiter-Event-Seq": str(seq),
+               "Arbiter-Delivery": f"{hook['id']}:{event['hash']}", "Arbiter-Event-Seq": str(event["seq"]),
                "Host": host if port in (80, 443) else f"{host}:{port}"}
     connection = _Pinned(addresses[0], port, host, scheme == "https")
     try:

@@ -68,8 +68,9 @@ def _live_paths() -> dict[str, dict[str, Any]]:
     delivery_headers = {"Arbiter-Signature": {"required": True, "description": "t=<unix seconds>,v1=<hex "
                                               "HMAC-SHA256 of '<t>.' + body, keyed with the hook's secret>",
                                               "schema": {"type": "string"}},
-                        "Arbiter-Delivery": {"required": True, "description": "<hook>:<seq>: the same for a "
-                                             "repeated delivery (at least once).", "schema": {"type": "string"}}}
+                        "Arbiter-Delivery": {"required": True, "description": "<hook>:<event hash>: the same for a "
+                                             "repeated delivery (at least once); after a rollback the event that "
+                                             "took a lost one's seq has another.", "schema": {"type": "string"}}}
     callback = {"{$request.body#/url}": {"post": {
         "summary": "One event, in seq order per hook; answer 2xx within 5 s or it is retried (1, 2, 4 ... 300 s)",
         "parameters": [{"name": name, "in": "header", **spec} for name, spec in delivery_headers.items()],

@@ -65,7 +65,7 @@ def test_every_event_is_delivered_once_signed_and_in_order(api: Api, ctx: Contex
     run_queued_jobs(ctx)
     assert receiver.seqs() == list(range(1, head + 1)), "each event once, in seq order"
     assert [d["event"] for d in receiver.accepted] == _events(api, game, None), "the public view, as /events"
-    assert receiver.accepted[-1]["_delivery"] == f"{hook['id']}:{head}"
+    assert receiver.accepted[-1]["_delivery"] == f"{hook['id']}:{receiver.accepted[-1]['event']['hash']}"
     assert receiver.refused == 0
     status, shown = kicking_streams.call("GET", game.path(f"/webhooks/{hook['id']}"), token=game.gm)
     assert status == 200 and "secret" not in shown
