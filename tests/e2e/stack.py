@@ -39,13 +39,19 @@ class Stack:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def keyed(self, env: dict[str, str]) -> dict[str, str]:
+        """The stack's processes sign with one key file (issue 29), in its folder unless the test names one: without
+        it each process would sign with a key of its own."""
+        return {"ARBITER_SIGNING_KEY": str(self.logs / "signing.key"), **env}
+
     def start_api(self, port: int | None = None, **env: str) -> None:
         """Start gunicorn; pass ``port`` to restart it where clients already point."""
         self.port = port or free_port()
         self.api = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--workers", "2", "--worker-class", "gthread", "--threads", "8",
              "--bind", f"127.0.0.1:{self.port}", "service.wsgi:app"],
-            env=stack_env(self.settings, **env), stdout=open(self.logs / "api.log", "ab"), stderr=subprocess.STDOUT,
+            env=stack_env(self.settings, **self.keyed(env)), stdout=open(self.logs / "api.log", "ab"),
+            stderr=subprocess.STDOUT,
             start_new_session=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -59,7 +65,7 @@ class Stack:
     def start_worker(self, name: str, queues: str = "resolutions", **env: str) -> subprocess.Popen:
         process = subprocess.Popen(
             [sys.executable, "-m", "cli.main", "worker", "--name", name, "--queues", queues],
-            env=stack_env(self.settings, **env), stdout=open(self.logs / f"{name}.log", "ab"),
+            env=stack_env(self.settings, **self.keyed(env)), stdout=open(self.logs / f"{name}.log", "ab"),
             stderr=subprocess.STDOUT, start_new_session=True)
         self.workers.append(process)
         return process

@@ -40,9 +40,13 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
         created = requests.post(f"http://127.0.0.1:{port}/v1/games", json={"type": "extreme-ways"}, timeout=10)
         assert created.status_code == 201
         assert (tmp_path / "data" / "redis" / "appendonlydir").is_dir()  # AOF is on
+        keys = requests.get(f"http://127.0.0.1:{port}/v1/keys", timeout=10).json()["keys"]  # issue 29: one key for all
+        assert (tmp_path / "data" / "signing.key").stat().st_mode & 0o777 == 0o600
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C at a terminal: every process of the foreground group
         output, _ = process.communicate(timeout=30)
         assert f"listening on http://127.0.0.1:{port}/v1" in output
+        key_file = (tmp_path / "data" / "signing.key").absolute()
+        assert f"Signing key made in {key_file}" in output and keys[0]["vkey"] in output
         assert process.returncode == 0
         # Redis, in a group of its own, is stopped after the worker and the API, which stop cleanly.
         assert "Traceback" not in output and "Connection refused" not in output, output[-3000:]

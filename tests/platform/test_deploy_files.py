@@ -34,6 +34,17 @@ def test_the_api_and_the_worker_have_health_checks() -> None:
         assert test[:4] == ["CMD", "python", "-m", "cli.healthcheck"] and test[4] == kind, test
 
 
+def test_the_processes_that_sign_share_one_key_file_outside_redis() -> None:
+    """Issue 29: the API, the worker (checkpoints at each resolution) and the stream process sign with one key, kept
+    on a volume of its own that the image's user may write (the first process to start makes the key)."""
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    for name in ("api", "worker", "stream"):
+        key = services[name]["environment"]["ARBITER_SIGNING_KEY"]
+        assert key == "/var/lib/arbiter/signing.key" and "keys:/var/lib/arbiter" in services[name]["volumes"], name
+    assert "ARBITER_SIGNING_KEY" not in services["redis"].get("environment", {})
+    assert "chown arbiter /var/lib/arbiter" in (ROOT / "Dockerfile").read_text()
+
+
 def _check(settings: Settings, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "cli.healthcheck", *args], env=stack_env(settings),
                           capture_output=True, text=True, timeout=30)
