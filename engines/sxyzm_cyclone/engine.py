@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer
 from engines.rng import Rng
-from engines.sxyzm_cyclone import rules, schemas, turns, views
+from engines.sxyzm_cyclone import report as reports, rules, schemas, turns, views
 from engines.sxyzm_cyclone.board import CUBES_PER_PLAYER, cube_name, next_toward, space
 from engines.sxyzm_cyclone.bots import random_moves
 from engines.sxyzm_cyclone.schemas import JoinSchema, OptionsSchema, TurnSchema
@@ -184,6 +184,10 @@ class SxyzmCyclone(Engine):
         return new
 
     # -- what people see -------------------------------------------------------
+    def report(self, state: State, round: int | None = None, fmt: str = "json", viewer: Viewer = None) -> JSON:
+        """The forum post of the open turn (the same for every viewer: nothing is hidden)."""
+        return reports.render(state, round, fmt)
+
     def view(self, state: State, viewer: Viewer) -> JSON:
         """Everything is open information; the current player (and the GM) also get the legal moves."""
         shown_for = turns.player_of(state, state["current"]) if viewer == GM else viewer

@@ -48,15 +48,18 @@ function field(box, name, rawProp, { example, legal, path, required, prefix }) {
   const prop = plain(rawProp);
   const id = `${prefix}-${path.replace(/\./g, "-")}`;
   const bound = legal[path] || {};
-  if (!bound.choices && prop.type === "array") return listField(box, name, prop, { example, legal, path, id, bound });
+  if (!bound.choices && prop.type === "array") {
+    return listField(box, name, prop, { example, legal, path, id, bound, required });
+  }
   if (!bound.choices && prop.type === "object" && prop.properties) return objectField(box, name, prop, { example, legal, path, prefix });
   label(box, name, id, prop, example);
   const choices = bound.choices || prop.enum || (prop.type === "boolean" ? [true, false] : null);
   let input;
   let read;
   if (choices) {
-    input = choiceSelect(id, choices, prop, required);
-    read = () => (input.value === "" ? undefined : JSON.parse(input.value));
+    const values = new Map();
+    input = choiceSelect(id, choices, prop, required, values);
+    read = () => (input.value === "" ? undefined : values.get(input.value));
   } else if (prop.type === "integer" || prop.type === "number") {
     input = el("input", null, { id, type: "number", inputmode: "numeric" });
     const min = bound.min !== undefined ? bound.min : prop.minimum;
@@ -83,19 +86,25 @@ function field(box, name, rawProp, { example, legal, path, required, prefix }) {
     };
   }
   input.dataset.field = path;
+  if (required) input.setAttribute("aria-required", "true");
   box.append(input);
   return read;
 }
 
 // A select of ``choices`` (any JSON values; an object shows as its values joined by an arrow), led by an empty
 // "choose" option, so nothing is sent that the user did not pick; a nullable field offers "none" too.
-function choiceSelect(id, choices, prop, required) {
+// An option's value is the choice itself where it is a string, else its JSON; ``values`` maps it back.
+function choiceSelect(id, choices, prop, required, values) {
   const select = el("select", null, { id });
   const hasDefault = prop.default !== undefined && prop.default !== null;
   select.append(el("option", required ? "— choose —" : hasDefault ? `— default (${show(prop.default)}) —` : "— leave out —",
     { value: "" }));
   const all = prop.nullable && !choices.includes(null) ? [...choices, null] : choices;
-  for (const value of all) select.append(el("option", show(value), { value: JSON.stringify(value) }));
+  for (const value of all) {
+    const key = typeof value === "string" ? value : JSON.stringify(value);
+    values.set(key, value);
+    select.append(el("option", show(value), { value: key }));
+  }
   return select;
 }
 
@@ -109,9 +118,10 @@ function show(value) {
 
 // A list edited as a list: one row per item (each built from the item schema), with add and remove buttons; with
 // ``count`` exactly that many rows, with ``max`` (or the schema's maxItems) at most that many.
-function listField(box, name, prop, { example, legal, path, id, bound }) {
+function listField(box, name, prop, { example, legal, path, id, bound, required }) {
   const set = el("fieldset", null, { id, class: "list" });
   set.dataset.field = path;
+  if (required) set.setAttribute("aria-required", "true");
   set.append(el("legend", `${name}${prop.description ? ` — ${prop.description}` : ""}` +
     `${example !== undefined && example !== null ? ` (e.g. ${JSON.stringify(example)})` : ""}`));
   const rows = el("ol");

@@ -38,6 +38,7 @@ export async function gmPanel() {
     $("gm-extend").hidden = select.value !== "gm.extend_deadline";
     $("gm-eject").hidden = select.value !== "gm.eject";
     $("gm-help").textContent = one && one.action ? one.title : "";
+    $("gm-reason-box").hidden = Boolean(one && one.action);
     readGame = one && one.action ? buildFields($("gm-fields"), all[one.action.schema], { example: one.action.example,
       legal: { player_id: { choices: session.game.players.filter((p) => !p.ejected && !p.left).map((p) => p.id) } },
       skip: ["type", "reason"], prefix: "gm" }) : null;
@@ -77,8 +78,9 @@ export function gmForm(refresh) {
     if (type === "start") {
       answer = await api(`${gamePath()}/start`, { method: "POST" });
     } else {
-      if (!reason) throw new Error("Give a reason: it is recorded in the public log with the action.");
-      const body = { type, reason };
+      // The platform's GM actions carry a reason (public, in the log); a game's own (sealed) ones have none.
+      if (!readGame && !reason) throw new Error("Give a reason: it is recorded in the public log with the action.");
+      const body = readGame ? { type } : { type, reason };
       if (type === "gm.extend_deadline") Object.assign(body, deadlineBody());
       if (type === "gm.eject") body.player_id = $("gm-player").value;
       if (readGame) Object.assign(body, readGame());

@@ -35,7 +35,7 @@ const READERS = {
       return { legal: { direction: { choices: h.directions },
         tags: h.tags.length ? { max: h.tags.length, items: { choices: h.tags } } : hide } };
     }
-    if (type === "apply") return { legal: { element: { choices: h.elements } } };
+    if (type === "apply") return h.elements.length ? { legal: { element: { choices: h.elements } } } : null;
     if (type === "form") return { legal: { partner: { choices: h.partners }, element: { choices: h.elements } },
       order: ["partner", "element"] };
     if (type === "vote") {
