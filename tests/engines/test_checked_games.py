@@ -3,8 +3,8 @@
 The recorded games under tests/fixtures/games are bot games recorded by the engine itself: a golden master,
 which catches a change but not a rule the engine always had wrong.  Each file here is a small game whose every
 phase a person resolved from the rulebook, writing the reasoning (``why``) beside the numbers.  This test plays
-it through the engine and compares each phase's recorded outcome, and the result, with those numbers: the
-engine's own output is never the expectation.  Nothing random decides a checked number (the GM fixes it in the
+it through the engine and compares each phase's recorded outcome (``outcome``), the GM's view after it
+(``view``), and the result, with those numbers: the engine's own output is never the expectation.  Nothing random decides a checked number (the GM fixes it in the
 options, or the rules leave no draw).
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from engines import registry
+from engines.contract import GM
 from engines.driver import run_phase, start, submit
 
 CHECKED = Path(__file__).parent.parent / "fixtures" / "checked"
@@ -68,6 +69,8 @@ def test_a_game_worked_out_by_hand_from_the_rulebook(path: Path) -> None:
         for actor, order in phase["orders"]:
             state = submit(engine, state, actor, order)
         outcome, state = run_phase(engine, state, game["seed"], number)
-        _expect(f"phase {number} ({phase['phase']})", outcome, phase["outcome"], phase["why"])
+        _expect(f"phase {number} ({phase['phase']})", outcome, phase.get("outcome", {}), phase["why"])
+        _expect(f"the GM's view after phase {number} ({phase['phase']})", engine.view(state, GM), phase.get("view", {}),
+                phase["why"])
     assert engine.phase(state) is None, "the game goes on after the last phase worked out"
     _expect("result", engine.result(state), game["result"], game.get("result_why", []))
