@@ -4,8 +4,10 @@ The recorded games under tests/fixtures/games are bot games recorded by the engi
 which catches a change but not a rule the engine always had wrong.  Each file here is a small game whose every
 phase a person resolved from the rulebook, writing the reasoning (``why``) beside the numbers.  This test plays
 it through the engine and compares each phase's recorded outcome (``outcome``), the GM's view after it
-(``view``), and the result, with those numbers: the engine's own output is never the expectation.  Nothing random decides a checked number (the GM fixes it in the
-options, or the rules leave no draw).
+(``view``), and the result, with those numbers: the engine's own output is never the expectation.  Chance is
+fixed by the GM in the options where the game allows it; where it does not (Strategic Aspect's turn orders,
+Elemental Tag's placement), the seed's draws are written in the file as given, like a GM's dice, and checked,
+and everything that follows from them was worked out by hand.
 """
 from __future__ import annotations
 
@@ -54,6 +56,11 @@ def _found(data: Any, path: str) -> Any:
         return at(data, path)
     except (KeyError, IndexError, TypeError, StopIteration):
         return "<missing>"
+
+
+def test_every_game_has_a_game_a_gm_checked() -> None:
+    checked = {json.loads(path.read_text())["game"] for path in GAMES}
+    assert checked >= {name for name in registry.names() if not name.startswith("test-")}
 
 
 @pytest.mark.parametrize("path", GAMES, ids=lambda p: p.stem)
