@@ -36,14 +36,20 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arbiter", description="Arbiter: an automated game master.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    up = sub.add_parser("up", help="run Redis (embedded unless REDIS_URL is set), the API and a worker")
+    up = sub.add_parser("up", help="run Redis (embedded unless REDIS_URL is set), the API, the stream process and "
+                        "the workers", description="Runs, until Ctrl-C: Redis (embedded unless REDIS_URL is set), "
+                        "the API under gunicorn, the stream process (live streams, stream tickets, webhooks), an RQ "
+                        "worker with the scheduler (deadlines) and the sweeper, and a worker for webhook deliveries. "
+                        "It says when the API and the stream process answer, and the REDIS_URL and "
+                        "ARBITER_STREAM_URL lines to export for other arbiter commands and clients.")
     up.add_argument("--host", default="127.0.0.1", help="address the API listens on (default: %(default)s)")
     up.add_argument("--port", type=int, default=8000, help="the API's port (default: %(default)s)")
     up.add_argument("--data", default="data", help="folder for the embedded Redis's AOF files, its version record "
                     "and the lock that keeps a second `arbiter up` off it (default: ./%(default)s)")
     up.add_argument("--redis-port", type=int, default=None,
                     help="the embedded Redis's port (default: 6390, or a free one if 6390 is taken)")
-    up.add_argument("--stream-port", type=int, default=8001, help="where the stream process listens")
+    up.add_argument("--stream-port", type=int, default=8001,
+                    help="the stream process's port, on the API's address (default: %(default)s)")
     up.add_argument("--appendfsync", choices=FSYNC_POLICIES, default="always",
                     help="the embedded Redis's AOF fsync: always (every acknowledged order is on disk before its 202) "
                          "or everysec (faster, but a power cut can lose the last second of acknowledged orders; "
@@ -205,24 +211,43 @@ def cmd_up(args: argparse.Namespace) -> int:
         # them (a worker's RQ scheduler, forked a moment after the start, would otherwise die of the SIGINT before
         # installing its handlers, with a traceback).
         bind = f"{args.host}:{args.port}"
-        for command in (["gunicorn", *GUNICORN_DEFAULTS, "--bind", bind, "service.wsgi:app"], ["cli.main", "worker"],
-                        ["cli.main", "worker", "--queues", "webhooks", "--no-sweeper"],
-                        ["cli.main", "stream", "--host", args.host, "--port", str(args.stream_port)]):
+        taken = [f"{what} port {port}" for what, port in (("the API's", args.port), ("the stream process's",
+                                                                                     args.stream_port))
+                 if not _port_free(args.host, port)]
+        if taken:
+            print(f"arbiter up: {' and '.join(taken)} on {args.host} is taken (another arbiter up?); "
+                  "--port and --stream-port pick others", file=sys.stderr)
+            return 1
+        processes = {f"the API (gunicorn on {bind})": ["gunicorn", *GUNICORN_DEFAULTS, "--bind", bind,
+                                                       "service.wsgi:app"],
+                     "the worker": ["cli.main", "worker"],
+                     "the webhook worker": ["cli.main", "worker", "--queues", "webhooks", "--no-sweeper"],
+                     f"the stream process (port {args.stream_port})": [
+                         "cli.main", "stream", "--host", args.host, "--port", str(args.stream_port)]}
+        for name, command in processes.items():
             if not stopping:
-                children.append(subprocess.Popen([sys.executable, "-m", *command], env=env, process_group=0))
+                children.append((name, subprocess.Popen([sys.executable, "-m", *command], env=env, process_group=0)))
         if not stopping:
-            print(f"Arbiter API listening on http://{bind}/v1 (OpenAPI at /v1/openapi.json); "
-                  f"live streams on http://{args.host}:{args.stream_port}/v1/games/{{id}}/stream; "
-                  "a worker with scheduler and sweeper, and one for webhook deliveries, running. "
-                  "Ctrl-C stops everything.", flush=True)
+            print("Starting the API, the stream process, a worker with scheduler and sweeper, and one for webhook "
+                  "deliveries...", flush=True)
+        api, streams = f"http://{browsers_reach}:{args.port}/v1", env["ARBITER_STREAM_URL"]
+        answering = {f"{api}/health": False, f"http://{browsers_reach}:{args.stream_port}/v1/stream-health": False}
         while not stopping:
-            for child in children:
+            for name, child in children:
                 if child.poll() is not None:
-                    print(f"a process exited with {child.returncode}; stopping", file=sys.stderr)
+                    print(f"arbiter up: {name} exited with {child.returncode} (its messages are above); stopping "
+                          "everything", file=sys.stderr)
                     code, stopping = 1, True
-            time.sleep(0.5)
+            if not stopping and not all(answering.values()):
+                answering = {url: done or _answers(url) for url, done in answering.items()}
+                if all(answering.values()):
+                    print(f"Arbiter API listening on http://{bind}/v1 (OpenAPI at /v1/openapi.json); live streams "
+                          f"and webhooks on {streams}/games/{{id}}/stream; the workers running. Ctrl-C stops "
+                          "everything.", flush=True)
+                    print(f"For clients and `arbiter follow`: export ARBITER_STREAM_URL={streams}", flush=True)
+            time.sleep(0.2 if not all(answering.values()) else 0.5)
     finally:
-        stop_all(children)
+        stop_all([child for _name, child in children])
         if redis_server is not None:
             redis_server.stop()
         if lock is not None:
@@ -244,17 +269,35 @@ def _signing_key(env: dict[str, str], data: Path) -> str:
     return str(path)
 
 
-def _port_or_free(preferred: int) -> int:
+def _port_free(host: str, port: int) -> bool:
+    """Whether a server may listen on ``host:port`` now (SO_REUSEADDR, as servers bind: a port whose last
+    connections are still closing is free)."""
     import socket
 
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+            return True
+        except OSError:
+            return False
+
+
+def _answers(url: str) -> bool:
+    """Whether a GET of ``url`` answers 200 now (a process of ``arbiter up`` is serving)."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=2) as answer:
+            return answer.status == 200
+    except OSError:
+        return False
+
+
+def _port_or_free(preferred: int) -> int:
     from cli.embedded_redis import free_port
 
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", preferred))
-            return preferred
-        except OSError:
-            return free_port()
+    return preferred if _port_free("127.0.0.1", preferred) else free_port()
 
 
 def cmd_api(args: argparse.Namespace) -> int:
@@ -299,8 +342,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     context = _context()
     if args.once:
-        for game_id, what in sweeper.sweep_once(context):
+        actions = sweeper.sweep_once(context)
+        for game_id, what in actions:
             print(f"{game_id}: {what}")
+        if not actions:
+            print("nothing to do: no phase is overdue or left resolvable")
         return 0
     sweeper.run_forever(context, threading.Event())
     return 0

@@ -76,7 +76,8 @@ def check_url(url: str) -> tuple[str, str, int, list[str]]:
             if not all(is_public(ip) for ip in unwrapped(ipaddress.ip_address(address.split("%")[0]))):
                 raise Refused(f"{parts.hostname} resolves to {address}, which is not a public address (loopback, "
                               "private, link-local and reserved addresses are refused, also inside an IPv6 "
-                              "address that carries an IPv4 one).")
+                              "address that carries an IPv4 one). The server's operator may allow them with "
+                              "ARBITER_WEBHOOKS_ALLOW_PRIVATE=1 (a receiver on the same host or network).")
     return parts.scheme, parts.hostname, port, addresses
 
 

@@ -14,17 +14,12 @@ from tests.platform.test_readme_play import arbiter_up  # noqa: F401  (a fixture
 def test_arbiter_up_names_its_stream_to_the_console(arbiter_up: tuple[str, subprocess.Popen],  # noqa: F811
                                                     tmp_path: Path) -> None:
     api, _ = arbiter_up
-    said = re.search(r"live streams on (http://127\.0\.0\.1:\d+)/v1/", (tmp_path / "up.log").read_text())
-    assert said, (tmp_path / "up.log").read_text()
+    deadline = time.monotonic() + 60
+    while not (said := re.search(r"export ARBITER_STREAM_URL=(http://127\.0\.0\.1:\d+)/v1\n",
+                                 (tmp_path / "up.log").read_text())):  # said once the stream process answers
+        assert time.monotonic() < deadline, (tmp_path / "up.log").read_text()
+        time.sleep(0.1)
     page = requests.get(api.removesuffix("/v1") + "/console", timeout=10)
     assert f'data-stream="{said.group(1)}/v1"' in page.text
     assert f"connect-src 'self' {said.group(1)};" in page.headers["Content-Security-Policy"]
-    deadline = time.monotonic() + 60
-    while True:  # the stream process may still be starting when the API answers
-        try:
-            if requests.get(f"{said.group(1)}/v1/stream-health", timeout=10).status_code == 200:
-                break
-        except requests.ConnectionError:
-            pass
-        assert time.monotonic() < deadline, "the stream process `arbiter up` named did not answer"
-        time.sleep(0.2)
+    assert requests.get(f"{said.group(1)}/v1/stream-health", timeout=10).status_code == 200

@@ -17,18 +17,16 @@ from tests.e2e.up import start_up, stop_up
 def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) -> None:
     up = start_up(tmp_path / "data", cwd=tmp_path)
     process, port, redis_port = up.process, up.port, up.redis_port
+    seen = []
     try:
         deadline = time.monotonic() + 60
-        while True:
-            try:
-                health = requests.get(f"http://127.0.0.1:{port}/v1/health", timeout=2)
-                if health.status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            assert process.poll() is None, process.stdout.read()
-            assert time.monotonic() < deadline, "the API did not come up"
-            time.sleep(0.2)
+        for line in process.stdout:  # "listening" once the API and the stream process answer, not before
+            seen.append(line)
+            if "export ARBITER_STREAM_URL=" in line:
+                break
+        assert f"export ARBITER_STREAM_URL=http://127.0.0.1:{up.stream_port}/v1\n" in "".join(seen), "".join(seen)
+        assert requests.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200
+        assert requests.get(f"http://127.0.0.1:{up.stream_port}/v1/stream-health", timeout=2).status_code == 200
         # The whole stack, not just the API: both workers registered with RQ (resolutions and webhooks) and their
         # schedulers started, so the Ctrl-C below stops a running stack rather than processes still starting.
         queue_redis = redis.Redis(host="127.0.0.1", port=redis_port, db=0, socket_timeout=2)
@@ -44,6 +42,7 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
         assert (tmp_path / "data" / "signing.key").stat().st_mode & 0o777 == 0o600
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C at a terminal: every process of the foreground group
         output, _ = process.communicate(timeout=30)
+        output = "".join(seen) + output
         assert f"listening on http://127.0.0.1:{port}/v1" in output
         key_file = (tmp_path / "data" / "signing.key").absolute()
         assert f"Signing key made in {key_file}" in output and keys[0]["vkey"] in output
@@ -66,9 +65,9 @@ def test_a_ctrl_c_while_the_stack_is_still_starting_stops_it_quietly(tmp_path: P
     try:
         for line in process.stdout:
             seen.append(line)
-            if "Arbiter API listening" in line:
+            if "Starting the API" in line:
                 break
-        assert any("Arbiter API listening" in line for line in seen), "".join(seen)
+        assert any("Starting the API" in line for line in seen), "".join(seen)
         time.sleep(0.3)  # the workers are importing and about to fork their schedulers
         os.killpg(process.pid, signal.SIGINT)
         output, _ = process.communicate(timeout=60)
@@ -80,3 +79,19 @@ def test_a_ctrl_c_while_the_stack_is_still_starting_stops_it_quietly(tmp_path: P
     for listening in (port, stream_port, redis_port):  # the API, the stream and Redis all stopped
         with socket.socket() as sock:
             assert sock.connect_ex(("127.0.0.1", listening)) != 0, listening
+
+
+def test_a_taken_port_is_named_at_once(tmp_path: Path) -> None:
+    """Another server on the stream process's port: `arbiter up` says which port is taken and starts nothing."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        up = start_up(tmp_path / "data", cwd=tmp_path, stream_port=taken)
+        try:
+            output, _ = up.process.communicate(timeout=60)
+        finally:
+            stop_up(up.process, up.redis_port)
+    assert up.process.returncode == 1
+    assert f"the stream process's port {taken} on 127.0.0.1 is taken" in output, output
+    assert "Starting the API" not in output and "Traceback" not in output, output

@@ -23,10 +23,12 @@ class Up:
     stream_port: int
 
 
-def start_up(data: Path, stdout: int | IO[Any] = subprocess.PIPE, cwd: Path | None = None) -> Up:
-    """``arbiter up`` on free ports, its data in ``data``; without REDIS_URL, so it embeds its own Redis."""
+def start_up(data: Path, stdout: int | IO[Any] = subprocess.PIPE, cwd: Path | None = None,
+             stream_port: int | None = None) -> Up:
+    """``arbiter up`` on free ports (or this ``stream_port``), its data in ``data``; without REDIS_URL, so it embeds
+    its own Redis."""
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "ARBITER_QUEUE_URL")}
-    port, redis_port, stream_port = free_port(), free_port(), free_port()
+    port, redis_port, stream_port = free_port(), free_port(), stream_port or free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "cli.main", "up", "--port", str(port), "--redis-port", str(redis_port),
          "--stream-port", str(stream_port), "--data", str(data)],
