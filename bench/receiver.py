@@ -13,7 +13,7 @@ from runtime import webhooks as hooks
 
 
 class Receiver:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.secret = ""                              # every hook's secret, unless secrets names the hook's own
         self.secrets: dict[str, str] = {}
         self.accepted: list[dict[str, Any]] = []      # bodies of deliveries that verified, in arrival order
@@ -21,6 +21,8 @@ class Receiver:
         self.requests = 0                             # every POST that reached it, answered or not
         self.mode = "up"                              # up | down (503) | hang (answers after hang_s)
         self.hang_s = 5.0
+        self.in_flight = 0                            # POSTs it holds now, and the most it held at once
+        self.peak = 0
         self.lock = threading.Lock()
         receiver = self
 
@@ -29,8 +31,14 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 with receiver.lock:
                     receiver.requests += 1
-                if receiver.mode == "hang":
-                    time.sleep(receiver.hang_s)
+                    receiver.in_flight += 1
+                    receiver.peak = max(receiver.peak, receiver.in_flight)
+                try:
+                    if receiver.mode == "hang":
+                        time.sleep(receiver.hang_s)
+                finally:
+                    with receiver.lock:
+                        receiver.in_flight -= 1
                 if receiver.mode == "down":
                     return self._answer(503)
                 if not hooks.verify(receiver.secret_of(body), self.headers.get("Arbiter-Signature", ""), body):
@@ -50,9 +58,9 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, 0), Handler)
         self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook?x=1"
+        self.url = f"http://{host}:{self.server.server_address[1]}/hook?x=1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

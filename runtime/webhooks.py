@@ -208,3 +208,14 @@ def kick(redis: Any, queue: Any, game_id: str, hook_id: str, seq: int) -> bool:
         redis.delete(mark)
         raise
     return True
+
+
+def kick_games(context: Any, games: list[str], seq: int | None = None) -> int:
+    """Kick every hook of these games, up to ``seq`` (or each game's head): the stream process when it (re)subscribes
+    or hears an append, a webhook worker when it starts.  The number of jobs queued."""
+    count = 0
+    for game_id in games:
+        head = seq if seq is not None else context.store.head(game_id)[0]
+        for hook_id in context.redis.hkeys(keys.webhooks(game_id)):
+            count += kick(context.redis, context.webhook_queue, game_id, hook_id.decode(), head)
+    return count

@@ -57,14 +57,6 @@ class Kicker:
 
     async def _kick(self, games: list[str], seq: int | None) -> None:
         try:
-            self.kicks += await asyncio.to_thread(self._kick_now, games, seq)
+            self.kicks += await asyncio.to_thread(hooks.kick_games, self.context, games, seq)
         except (RedisError, OSError) as exc:
             log.warning("a webhook kick failed (%s); the next event kicks again", type(exc).__name__)
-
-    def _kick_now(self, games: list[str], seq: int | None) -> int:
-        count = 0
-        for game_id in games:
-            head = seq if seq is not None else self.context.store.head(game_id)[0]
-            for hook_id in self.context.redis.hkeys(keys.webhooks(game_id)):
-                count += hooks.kick(self.context.redis, self.context.webhook_queue, game_id, hook_id.decode(), head)
-        return count

@@ -21,7 +21,7 @@ from rq.serializers import JSONSerializer
 from engines import registry
 from runtime import checkpoints
 from runtime.context import Context, webhook_queue_name
-from workers import sweeper
+from workers import sweeper, webhooks
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 SCHEDULER_RETRY_S = 5.0  # how often a worker whose scheduler is not running tries to start it
@@ -128,6 +128,10 @@ def run(
     worker = WORKER_CLASSES[worker_class](listened, connection=connection, serializer=JSONSerializer, name=name,
                                           worker_ttl=WORKER_TTL_S)
     worker.keep_scheduler = with_scheduler and not burst  # type: ignore[attr-defined]
+    if "webhooks" in queues and worker_class == "simple" and not burst:
+        # Deliveries on threads with per-host limits (workers/webhooks.py), with connections of their own.  Not in
+        # a fork worker, whose work horse exits with its job, nor in a burst, which exits when the queue is empty.
+        webhooks.start(Context(ctx.settings))
     try:
         return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
     finally:

@@ -2,8 +2,11 @@
 in seq order, while it holds the hook's lock; a failure is logged, the hook backs off (1 s, 2 s, 4 s, ... at most
 300 s) and a retry job is scheduled for then, while the events behind it wait their turn.
 
-Each request has a short timeout (``TIMEOUT_S``) and a hook in backoff is not called by the jobs that later
-events queue, so a receiver that hangs costs a worker one timeout per attempt, not one per event."""
+Each request has short timeouts (``CONNECT_TIMEOUT_S``, ``TIMEOUT_S``) and a hook in backoff is not called by the
+jobs that later events queue, so a receiver that hangs costs one timeout per attempt, not one per event.  And in
+the webhook worker (``arbiter worker --queues webhooks``) a job only hands its hook to the ``Deliverer``: deliveries
+run on a pool of threads, at most ``PER_HOST`` at a time to one host, so a receiver that hangs (anyone may create
+games and point hooks at one) holds its own host's few threads while every other host's hooks are delivered."""
 from __future__ import annotations
 
 import functools
@@ -12,12 +15,17 @@ import logging
 import math
 import socket
 import ssl
+import threading
 import time
 import uuid
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
+from redis.exceptions import RedisError
 
 from eventlog import keys
 from eventlog.events import Event
@@ -29,15 +37,90 @@ from runtime.context import Context
 
 log = logging.getLogger("arbiter.webhooks")
 
-TIMEOUT_S = 5.0        # connect, send and answer, each
+TIMEOUT_S = 5.0        # send and answer, each
+CONNECT_TIMEOUT_S = 2.0  # a receiver that is up takes a connection in milliseconds
+THREADS = 32           # deliveries at once in a webhook worker
+PER_HOST = 4           # of them to one host: a hanging receiver holds these and no more
 LOCK_S = 120           # a job that dies holding the lock holds up its hook this long at most (renewed per event)
 BATCH = 100            # events read at a time
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
 
 def deliver(game_id: str, hook_id: str, retry: bool = False) -> str:
-    """The RQ job: deliver what the hook has not had yet."""
+    """The RQ job: deliver what the hook has not had yet; in a webhook worker, on its ``Deliverer``'s threads."""
+    if _deliverer is not None:
+        return _deliverer.submit(game_id, hook_id, retry)
     return run(contexts.current(), game_id, hook_id, retry)
+
+
+class Deliverer:
+    """Deliveries on a pool of ``threads``, at most ``per_host`` at a time to one host (the URL's host name).  The
+    others for that host wait in a line of its own, not in the pool's, so a host that hangs holds ``per_host``
+    threads and delays only its own hooks, in the order they were queued.  The lines live in this process: a
+    worker that dies loses them, and its successor kicks every hook that is behind (``start``)."""
+
+    def __init__(self, context: Context, threads: int = THREADS, per_host: int = PER_HOST) -> None:
+        self.context, self.per_host = context, per_host
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="webhook")
+        self.lock = threading.Lock()
+        self.busy: dict[str, int] = {}                                   # host -> deliveries running
+        self.lines: dict[str, deque[tuple[str, str, bool]]] = {}         # host -> deliveries waiting for it
+
+    def submit(self, game_id: str, hook_id: str, retry: bool) -> str:
+        hook = hooks.hook(self.context.redis, game_id, hook_id)
+        if hook is None:
+            return "deleted"
+        host = (urlsplit(hook["url"]).hostname or "").lower()
+        with self.lock:
+            if self.busy.get(host, 0) >= self.per_host:
+                self.lines.setdefault(host, deque()).append((game_id, hook_id, retry))
+                return f"waiting behind {host}"
+            self.busy[host] = self.busy.get(host, 0) + 1
+        self._start(host, game_id, hook_id, retry)
+        return "handed to a delivery thread"
+
+    def _start(self, host: str, game_id: str, hook_id: str, retry: bool) -> None:
+        self.pool.submit(self._run, host, game_id, hook_id, retry).add_done_callback(_log_failure)
+
+    def _run(self, host: str, game_id: str, hook_id: str, retry: bool) -> str:
+        try:
+            return run(self.context, game_id, hook_id, retry)
+        finally:
+            with self.lock:
+                line = self.lines.get(host)
+                following = line.popleft() if line else None
+                if line is not None and not line:
+                    del self.lines[host]
+                if following is None:
+                    self.busy[host] -= 1
+                    if not self.busy[host]:
+                        del self.busy[host]
+            if following is not None:
+                self._start(host, *following)
+
+
+def _log_failure(future: Future[str]) -> None:
+    """A delivery that raised (its store unreachable, say): logged, as RQ would log a failed job; the hook's next
+    kick or retry tries again."""
+    exc = future.exception()
+    if exc is not None:
+        log.error("a webhook delivery failed", exc_info=exc)
+
+
+_deliverer: Deliverer | None = None
+
+
+def start(context: Context) -> Deliverer:
+    """Deliver this process's webhook jobs on a ``Deliverer`` (a webhook worker that runs its jobs in its own
+    process, RQ's SimpleWorker), and kick every hook that is behind: deliveries that waited in the lines of a
+    worker that died are queued again."""
+    global _deliverer
+    _deliverer = Deliverer(context)
+    try:
+        hooks.kick_games(context, sorted(m.decode() for m in context.redis.smembers(keys.WEBHOOK_GAMES)))
+    except (RedisError, OSError) as exc:
+        log.warning("cannot kick the webhooks at start (%s); the next events do", type(exc).__name__)
+    return _deliverer
 
 
 def run(context: Context, game_id: str, hook_id: str, retry: bool = False) -> str:
@@ -173,5 +256,6 @@ class _Pinned(http.client.HTTPSConnection):
         self._host_name, self._tls = host, tls
 
     def connect(self) -> None:
-        sock = socket.create_connection((self.host, self.port), self.timeout)
+        sock = socket.create_connection((self.host, self.port), min(CONNECT_TIMEOUT_S, self.timeout))
+        sock.settimeout(self.timeout)
         self.sock = self._context.wrap_socket(sock, server_hostname=self._host_name) if self._tls else sock
