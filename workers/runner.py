@@ -137,6 +137,7 @@ def run(
     finally:
         if stop is not None:
             stop.set()
+        webhooks.stop()  # the deliveries under way finish (5 s at most); those waiting are dropped
 
 
 class BurstWorker(SimpleWorker):

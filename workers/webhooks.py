@@ -65,6 +65,7 @@ class Deliverer:
         self.lock = threading.Lock()
         self.busy: dict[str, int] = {}                                   # host -> deliveries running
         self.lines: dict[str, deque[tuple[str, str, bool]]] = {}         # host -> deliveries waiting for it
+        self.closed = False
 
     def submit(self, game_id: str, hook_id: str, retry: bool) -> str:
         hook = hooks.hook(self.context.redis, game_id, hook_id)
@@ -76,10 +77,11 @@ class Deliverer:
                 self.lines.setdefault(host, deque()).append((game_id, hook_id, retry))
                 return f"waiting behind {host}"
             self.busy[host] = self.busy.get(host, 0) + 1
-        self._start(host, game_id, hook_id, retry)
+            self._start(host, game_id, hook_id, retry)
         return "handed to a delivery thread"
 
     def _start(self, host: str, game_id: str, hook_id: str, retry: bool) -> None:
+        """(Under the lock, so that ``close`` comes before or after, never between.)"""
         self.pool.submit(self._run, host, game_id, hook_id, retry).add_done_callback(_log_failure)
 
     def _run(self, host: str, game_id: str, hook_id: str, retry: bool) -> str:
@@ -88,15 +90,21 @@ class Deliverer:
         finally:
             with self.lock:
                 line = self.lines.get(host)
-                following = line.popleft() if line else None
-                if line is not None and not line:
-                    del self.lines[host]
-                if following is None:
+                if line and not self.closed:
+                    self._start(host, *line.popleft())
+                else:
                     self.busy[host] -= 1
                     if not self.busy[host]:
                         del self.busy[host]
-            if following is not None:
-                self._start(host, *following)
+                if line is not None and not line:
+                    del self.lines[host]
+
+    def close(self) -> None:
+        """The worker is stopping: what is under way finishes, what waits is dropped (the next worker kicks it)."""
+        with self.lock:
+            self.closed = True
+            self.lines.clear()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _log_failure(future: Future[str]) -> None:
@@ -121,6 +129,13 @@ def start(context: Context) -> Deliverer:
     except (RedisError, OSError) as exc:
         log.warning("cannot kick the webhooks at start (%s); the next events do", type(exc).__name__)
     return _deliverer
+
+
+def stop() -> None:
+    global _deliverer
+    if _deliverer is not None:
+        _deliverer.close()
+        _deliverer = None
 
 
 def run(context: Context, game_id: str, hook_id: str, retry: bool = False) -> str:
