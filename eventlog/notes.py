@@ -18,6 +18,7 @@ import binascii
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -68,8 +69,9 @@ class Signer:
     name: str
     private: Ed25519PrivateKey
 
-    @property
+    @cached_property
     def verifier(self) -> Verifier:
+        """Computed once: a receipt is signed on every order."""
         public = self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         return Verifier(self.name, key_id(self.name, public), public)
 
@@ -84,8 +86,7 @@ class Signer:
     def sign(self, text: str) -> str:
         """The signed note of ``text`` (which must be a valid note text, ending in a newline)."""
         _check_text(text)
-        verifier = self.verifier
-        signature = verifier.id + self.private.sign(text.encode())
+        signature = self.verifier.id + self.private.sign(text.encode())
         return f"{text}\n{DASH}{self.name} {base64.b64encode(signature).decode()}\n"
 
 

@@ -80,14 +80,43 @@ export function verifyForm() {
     const file = $("verify-file").files[0];
     const out = $("verify-verdict");
     if (!file) throw new Error("Choose an exported file first.");
-    const text = await file.text();
+    let text = await file.text();
     let events = [];
     try { events = JSON.parse(text).events || []; } catch (e) { events = []; }
+    const notes = pastedNotes($("verify-notes") ? $("verify-notes").value : "");
+    if (notes.length) text = JSON.stringify({ ...JSON.parse(text), notes });  // checked beside it (issue 29)
     const result = await api("/replays/verify", { method: "POST", body: text, raw: true, bearer: null })
       .catch((e) => { out.replaceChildren(el("p", `Not checked: ${e.message}`, { class: "bad" })); return null; });
     if (!result) return;
     const first = result.divergences && result.divergences[0];
     const recorded = first && Array.isArray(events) ? events.find((e) => e && e.seq === first.seq) : null;
     verdict(out, result, recorded || null);
+    if (result.signed && result.signed.notes.length) out.append(signedSummary(result.signed));
   }, "verify-error"));
+}
+
+// Receipts or checkpoints pasted beside an export: a note's text, or JSON holding one (a 202's body, a receipt,
+// GET …/checkpoint's answer) or a list of them.
+function pastedNotes(text) {
+  const trimmed = text.trim();
+  if (!trimmed) return [];
+  try {
+    const value = JSON.parse(trimmed);
+    return Array.isArray(value) ? value : [value];
+  } catch (e) {
+    return [trimmed.replace(/\r\n/g, "\n") + "\n"];
+  }
+}
+
+// What the signed notes prove: each one's seq and verdict, in the verify report's words.
+function signedSummary(signed) {
+  const list = el("ul", null, { class: "signed" });
+  for (const n of signed.notes) {
+    const what = n.kind ? `${n.source === "given" ? "Your" : "The export's"} ${n.kind} of seq ${n.seq}` : "A note";
+    list.append(el("li", `${what}: ${n.ok ? "signed by the service, and the log holds it" : n.problem}`,
+      { class: n.ok ? "ok" : "bad" }));
+  }
+  const box = el("div");
+  box.append(el("h3", `Signed receipts and checkpoints (keys: ${signed.keys_from})`), list);
+  return box;
 }
