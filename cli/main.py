@@ -96,7 +96,7 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     keys.add_argument("action", choices=["show", "rotate"], help="show: the verifier keys (as GET /v1/keys); "
                       "rotate: a new signing key, the old one kept as retired so what it signed still verifies")
     keys.add_argument("--file", default=os.environ.get("ARBITER_SIGNING_KEY") or "data/signing.key",
-                      help="the key file (default: $ARBITER_SIGNING_KEY, else %(default)s, where `arbiter up` makes it)")
+                      help="the key file (default: $ARBITER_SIGNING_KEY, else %(default)s, made by `arbiter up`)")
 
     verify = sub.add_parser("verify", help="verify an exported game file offline")
     verify.add_argument("file", help="an export (GET /v1/games/{id}/export)")

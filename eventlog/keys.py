@@ -116,5 +116,5 @@ def webhook_kicked(game_id: str, hook_id: str) -> str:
 
 
 def checkpoints(game_id: str) -> str:
-    """The game's signed checkpoints (a list of notes, oldest first), made as its phases close: an export carries them."""
+    """The game's signed checkpoints (notes, oldest first), made as its phases close: an export carries them."""
     return f"{PREFIX}:{{{game_id}}}:checkpoints"

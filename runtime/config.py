@@ -91,7 +91,8 @@ def key_name(raw: str) -> str:
     """ARBITER_ORIGIN: a C2SP key name, such as the service's host (no spaces, no '+')."""
     name = raw.strip()
     if not name or any(c.isspace() or c == "+" for c in name) or not name.isprintable():
-        raise ConfigError(f"ARBITER_ORIGIN must be a name without spaces or '+', such as arbiter.example.org, not {raw!r}.")
+        raise ConfigError(f"ARBITER_ORIGIN must be a name without spaces or '+', such as arbiter.example.org, "
+                          f"not {raw!r}.")
     return name
 
 
