@@ -2,6 +2,8 @@
 schemas (service/openapi) and tests check answers against them.  Requests are validated by service/schemas.py."""
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from replays.fold import FOLDS
@@ -59,10 +61,35 @@ class JoinedSchema(Schema):
     receipt = fields.Nested(ReceiptSchema, required=True)
 
 
+class OrderPhaseSchema(Schema):
+    """The phase an order was recorded for, and whether it was the last order that phase waited for."""
+
+    number = fields.Integer(required=True)
+    name = fields.String(required=True)
+    deadline = fields.String(required=True, metadata={"format": "date-time"})
+    resolves = fields.Boolean(required=True, metadata={
+        "description": "true: this order was the last one the phase awaited and the game resolves early, so the "
+                       "phase is being resolved now (its phase.resolved event follows); false: the phase stays open "
+                       "until its deadline or the last missing order."})
+
+
 class AcceptedSchema(Schema):
+    """The 202 for an order, a quit or a GM action: the receipt; an order of the game also says its phase."""
+
     seq = fields.Integer(required=True)
     hash = fields.String(required=True)
     receipt = fields.Nested(ReceiptSchema, required=True)
+    status = fields.String(validate=validate.OneOf(["running"]), metadata={
+        "description": "An order of the game only: the game's status when it was recorded."})
+    phase = fields.Nested(OrderPhaseSchema, metadata={"description": "An order of the game only."})
+
+
+def order_accepted(receipt: dict[str, Any], phase: dict[str, Any], resolves: bool) -> dict[str, Any]:
+    """The 202 for an order of the game: its receipt, the game's status and the phase it was recorded for, so a
+    client knows without another request whether its order completed the phase."""
+    return {**receipt, "status": "running",
+            "phase": {"number": phase["number"], "name": phase["name"], "deadline": phase["deadline"],
+                      "resolves": resolves}}
 
 
 EVENT_TYPES = tuple(sorted(FOLDS))  # every event the fold knows

@@ -22,6 +22,7 @@ from eventlog.store import Conflict
 from replays.fold import Record, departed, engine_for, players_for_engine
 from eventlog import clock
 from service import gm_actions, names
+from service.answers import order_accepted
 from service.appending import OnTrust, Plan, Prefetched, append, receipt, resolve_early
 from service.auth import Caller, new_token, role_value, token_field
 from runtime.context import Context
@@ -241,8 +242,10 @@ def _order_builder(
         if spec.team_sees:
             data["teams"] = list(engine.teams(state, actor))  # who may see it, fixed as the order is sent
         if record["resolve_early"] and nobody_awaited(engine, engine.apply_action(state, actor, action)):
-            return Plan("action.submitted", actor, data, phase=number, **resolve_early(ctx, game_id, number, "early"))
-        return Plan("action.submitted", actor, data, phase=number)
+            return Plan("action.submitted", actor, data, phase=number, **resolve_early(ctx, game_id, number, "early"),
+                        respond=lambda event: order_accepted(receipt(game_id, event), record["phase"], True))
+        return Plan("action.submitted", actor, data, phase=number,
+                    respond=lambda event: order_accepted(receipt(game_id, event), record["phase"], False))
 
     return build
 

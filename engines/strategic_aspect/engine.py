@@ -8,6 +8,7 @@ The state is plain JSON; flow.py says how each resolution changes it.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer
@@ -25,6 +26,7 @@ from engines.strategic_aspect.schemas import (
     TiebreakSchema,
     VoteSchema,
 )
+from engines.strategic_aspect.versions import VERSIONS, Rulings
 
 DAY = 86400
 SINGLE = ("move", "steal", "buy_vote", "safety", "accept", "tiebreak", "suffice")
@@ -43,9 +45,11 @@ PROMPTS = {
 
 
 class StrategicAspect(Engine):
+    """One version of the game: ``rulings`` (versions.py) are where its version differs from the others."""
+
     meta = Meta(
         name="strategic-aspect",
-        version="1.0.0",
+        version=VERSIONS[-1].version,
         title="Strategic Aspect",
         min_players=3,
         max_players=12,
@@ -89,10 +93,14 @@ class StrategicAspect(Engine):
         {"options": {}, "players": 12},
     )
 
+    def __init__(self, rulings: Rulings = VERSIONS[-1]) -> None:
+        self.rulings = rulings
+        self.meta = replace(type(self).meta, version=rulings.version)
+
     # -- setup -----------------------------------------------------------------
     def setup(self, options: JSON, players: list[JSON], rng: Rng) -> JSON:
         """The first cycle: its tie-breaking vote space (public) and first turn order (secret)."""
-        work = flow.Flow(blank(options, players), rng)
+        work = flow.Flow(blank(options, players), rng, self.rulings)
         work.start_cycle()
         return work.outcome()
 
@@ -123,7 +131,7 @@ class StrategicAspect(Engine):
         return {**state, "pending": {**state["pending"], actor: dict(action)}}
 
     def resolve(self, state: State, rng: Rng) -> JSON:
-        return flow.resolve(state, rng)
+        return flow.resolve(state, rng, self.rulings)
 
     def apply_outcome(self, state: State, outcome: JSON) -> State:
         return flow.apply_effects(state, outcome)
@@ -132,7 +140,7 @@ class StrategicAspect(Engine):
     def change_members(self, state: State, change: JSON, rng: Rng) -> JSON:
         if change["kind"] == "join":
             return super().change_members(state, change, rng)
-        return flow.leave(state, change["player"]["id"], change["kind"], rng)
+        return flow.leave(state, change["player"]["id"], change["kind"], rng, self.rulings)
 
     def apply_members(self, state: State, change: JSON, outcome: JSON) -> State:
         return flow.apply_effects(state, outcome)
@@ -274,4 +282,5 @@ _CHECKS = {"move": _check_move, "steal": _check_steal, "buy_vote": _check_buy_vo
            "suffice": _check_suffice}
 
 
-ENGINE = StrategicAspect()
+ENGINES = tuple(StrategicAspect(rulings) for rulings in VERSIONS)  # every version, so every recorded game replays
+ENGINE = ENGINES[-1]  # the latest: new games

@@ -14,6 +14,7 @@ from engines.contract import JSON
 from engines.rng import Rng
 from engines.strategic_aspect import rules
 from engines.strategic_aspect.rules import FINAL, NORMAL, SUDDEN_DEATH, SUFFICE
+from engines.strategic_aspect.versions import Rulings
 
 State = dict[str, Any]
 
@@ -214,9 +215,10 @@ _APPLY = {"move": _move, "steal": _steal, "buy_vote": _buy_vote, "new_round": _n
 class Flow:
     """Works out one resolution: decisions become effects, applied at once to a working state."""
 
-    def __init__(self, state: State, rng: Rng) -> None:
+    def __init__(self, state: State, rng: Rng, rulings: Rulings) -> None:
         self.state = state
         self.rng = rng
+        self.rulings = rulings  # the game's version (versions.py)
         self.effects: list[JSON] = []
         self.secret: dict[str, Any] = {}
 
@@ -350,9 +352,9 @@ class Flow:
 
 
 # -- each stage's resolution --------------------------------------------------------------------------------------
-def resolve(state: State, rng: Rng) -> JSON:
+def resolve(state: State, rng: Rng, rulings: Rulings) -> JSON:
     """The outcome of the open phase, every missing order given its default (rulings in the doc)."""
-    flow = Flow(state, rng)
+    flow = Flow(state, rng, rulings)
     _RESOLVE[state["stage"]](flow, state, state["pending"])
     return flow.outcome()
 
@@ -442,9 +444,12 @@ def _resolve_vote(flow: Flow, state: State, pending: JSON) -> None:
     voters = rules.ceremony_voters(state)
     ballots = {c: pending[c]["against"] for c in voters if c in pending}
     abstained = [c for c in voters if c not in pending]
+    automatic = rules.automatic_voters(state)
     if state["options"]["missed_vote"] == "self":
         ballots.update({c: c for c in abstained})
-    automatic = rules.automatic_voters(state)
+        if flow.rulings.missed_self_votes_are_cast:  # cast against themselves, like a negative cyclist's
+            automatic = [c for c in state["cyclists"] if c in automatic or c in abstained]
+            abstained = []
     ballots.update({c: c for c in automatic})
     counts = rules.count_votes(candidates, ballots)
     tied = rules.most_voted(counts)
@@ -483,12 +488,14 @@ _RESOLVE = {"move": _resolve_move, "steal": _resolve_steal, "buy_vote": _resolve
 
 
 # -- quitting and ejections ---------------------------------------------------------------------------------------
-def leave(state: State, cyclist: str, kind: str, rng: Rng) -> JSON:
+def leave(state: State, cyclist: str, kind: str, rng: Rng, rulings: Rulings) -> JSON:
     """Quitting/ejections.  Before two reach 30 (or in the final or sudden death): a suffice cycle at once.
     During a suffice cycle: one more suffice cycle after it.  After two reach 30: the next cycle at once
     (revealed bids stay paid; nothing undeclared goes through)."""
-    flow = Flow(state, rng)
+    flow = Flow(state, rng, rulings)
     stage = state["stage"]
+    if cyclist in state["eliminated"] and rulings.eliminated_quitter_stays_eliminated:
+        return flow.outcome(closes_phase=False)  # ruling 11: out of the game already, nothing changes
     if cyclist not in state["cyclists"] or stage == "over":
         flow.do({"do": "leave", "cyclist": cyclist, "kind": kind, "out": True})  # already eliminated
         return flow.outcome(closes_phase=False)

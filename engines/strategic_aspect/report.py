@@ -209,7 +209,7 @@ def _ceremony_lines(data: State, name: dict[str, str], bold: Callable[[str], str
     counts = ", ".join(f"{name[c]} {n}" for c, n in ceremony["counts"].items())
     lines = ["", bold("Elimination ceremony") + f" - votes: {counts}"]
     if ceremony["automatic"]:
-        lines.append("Cast against themselves (negative steps): " + ", ".join(name[c] for c in ceremony["automatic"]))
+        lines.append("Cast against themselves: " + ", ".join(name[c] for c in ceremony["automatic"]))
     if ceremony.get("list"):
         lines.append("Random list of the tied: " + ", ".join(name[c] for c in ceremony["list"]))
     if ceremony.get("eliminated"):

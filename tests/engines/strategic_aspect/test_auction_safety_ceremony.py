@@ -210,10 +210,14 @@ def test_ruling_a_missed_tiebreak_choice_goes_to_the_random_list() -> None:
     assert effects(outcome, "eliminate")[0]["by"] == "random list"
 
 
-@pytest.mark.parametrize("option, counts", [("abstain", {"p1": 1, "p2": 0, "p3": 0, "p4": 0}),
-                                            ("self", {"p1": 1, "p2": 1, "p3": 1, "p4": 1})])
-def test_ruling_a_missing_vote_abstains_or_by_option_counts_against_the_voter(option: str, counts: dict) -> None:
+@pytest.mark.parametrize("option, counts, abstained, automatic", [
+    ("abstain", {"p1": 1, "p2": 0, "p3": 0, "p4": 0}, ["p2", "p3", "p4"], []),
+    ("self", {"p1": 1, "p2": 1, "p3": 1, "p4": 1}, [], ["p2", "p3", "p4"])])
+def test_ruling_7_a_missing_vote_abstains_or_by_option_is_cast_against_the_voter(
+        option: str, counts: dict, abstained: list, automatic: list) -> None:
+    """Under missed_vote "self" a missing vote is cast against its voter: listed with the votes cast for their
+    voters (``automatic``), never as abstaining (issue 30)."""
     state = send(ceremony(new(4, options={"missed_vote": option})), "p1", "vote", against="p1")
     outcome, _ = resolve(state)
     effect = effects(outcome, "ceremony")[0]
-    assert effect["counts"] == counts and effect["abstained"] == ["p2", "p3", "p4"]
+    assert effect["counts"] == counts and effect["abstained"] == abstained and effect["automatic"] == automatic

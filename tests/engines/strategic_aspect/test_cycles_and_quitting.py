@@ -159,10 +159,14 @@ def test_rule_quitting_in_the_final_still_plays_a_suffice_cycle() -> None:
     assert after["stage"] == "over" and after["winner"] == "p2" and after["steps"]["p2"] == 28
 
 
-def test_ruling_an_eliminated_cyclist_who_quits_changes_nothing() -> None:
+def test_ruling_11_an_eliminated_cyclist_who_quits_changes_nothing() -> None:
+    """She stays eliminated, with her steps, not departed with "▲ steps" (issue 30)."""
     state = with_(turn(new(4), "p2"), cyclists=["p1", "p2", "p4"], eliminated={"p3": {"cycle": 1, "steps": 30}})
     outcome, after = _leave(state, "p3")
-    assert outcome["closes_phase"] is False and after["stage"] == "move" and after["current"] == "p2"
+    assert outcome["closes_phase"] is False and outcome["public"]["effects"] == []
+    assert after == state
+    standing = next(row for row in ENGINE.view(after, None)["standings"] if row["id"] == "p3")
+    assert standing["status"] == "eliminated"
 
 
 def test_ruling_when_everyone_leaves_the_game_ends_without_a_winner() -> None:
