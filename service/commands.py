@@ -243,9 +243,9 @@ def _order_builder(
             data["teams"] = list(engine.teams(state, actor))  # who may see it, fixed as the order is sent
         if record["resolve_early"] and nobody_awaited(engine, engine.apply_action(state, actor, action)):
             return Plan("action.submitted", actor, data, phase=number, **resolve_early(ctx, game_id, number, "early"),
-                        respond=lambda event: order_accepted(receipt(game_id, event), record["phase"], True))
+                        respond=lambda event: order_accepted(receipt(game_id, event, ctx.keys), record["phase"], True))
         return Plan("action.submitted", actor, data, phase=number,
-                    respond=lambda event: order_accepted(receipt(game_id, event), record["phase"], False))
+                    respond=lambda event: order_accepted(receipt(game_id, event, ctx.keys), record["phase"], False))
 
     return build
 
