@@ -173,7 +173,8 @@ def test_an_order_of_each_type_through_the_form(world: Any, game_type: str, play
     ctx, base, driver = world
     fields = {"garnets": 3} if order == "buy_gold" else None  # a sign-up field only the GM sets
     for attempt in range(3):  # an order the bots' game never opened: another seed
-        game = Game(ctx, game_type, players, options, f"orders-{game_type}-{order}" + (f"-{attempt}" if attempt else ""), fields)
+        seed = f"orders-{game_type}-{order}" + (f"-{attempt}" if attempt else "")
+        game = Game(ctx, game_type, players, options, seed, fields)
         if order == "suffice":  # a cyclist ejected before anyone reached 30 starts a suffice cycle
             commands.act(ctx, game.id, game.gm, {"type": "gm.eject", "player_id": "p4", "reason": "test"})
         try:
@@ -203,7 +204,8 @@ def test_an_order_of_each_type_through_the_form(world: Any, game_type: str, play
 def _as(driver: Any, base: str, page: str, token: str | None, game_id: str) -> None:
     """Open a page of the game with ``token`` in the tab (as pasting it does)."""
     driver.get(f"{base}/console/games/{game_id}{page}")
-    driver.execute_script("sessionStorage.clear(); if (arguments[1]) sessionStorage.setItem(arguments[0], arguments[1]);"
+    driver.execute_script("sessionStorage.clear();"
+                          "if (arguments[1]) sessionStorage.setItem(arguments[0], arguments[1]);"
                           "location.reload();", f"arbiter:{game_id}:token", token)
 
 

@@ -94,10 +94,16 @@ async function loadGame() {
   if ($("g-seed")) showSeed();
   const drawn = `${game.seq}:${token() || ""}`;
   if (game.state && drawn !== boardDrawn) {
-    showPicture($("board"), await pictureUrl(`${gamePath()}/board.svg`));
-    $("board").alt = boardAlt(game);
     boardDrawn = drawn;
+    guard(drawBoard)(game, drawn);  // not awaited: the page is usable while the picture comes
   }
+}
+
+async function drawBoard(game, drawn) {
+  const picture = await pictureUrl(`${gamePath()}/board.svg`);
+  if (drawn !== boardDrawn) { if (picture) URL.revokeObjectURL(picture); return; }
+  showPicture($("board"), picture);
+  $("board").alt = boardAlt(game);
 }
 
 // The board's alt text: what the picture shows, in words (the phase and the standings the view lists).
@@ -170,7 +176,7 @@ async function refresh(full) {
     if (full) timeline.reset();
     if (full || !live.noPolling()) await timeline.pollEvents();
     timeline.viewAsOptions();
-    await guard(reportMoved, "report-error")();
+    guard(reportMoved, "report-error")();  // not awaited: the report follows on its own
     if (gm) { await gmPanel(); await guard(behalfPanel, "order-error")(); } else $("orders").hidden = true;
     await timeline.timelineMoved(full);
     if (full) live.start(timeline.newest, heardLive, session.game.status === "finished");
