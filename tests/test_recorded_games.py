@@ -61,6 +61,14 @@ def test_there_are_recorded_games_for_every_engine() -> None:
     assert set(registry.names()) - {name for name in registry.names() if name.startswith("test-")} <= types
 
 
+def test_every_version_of_every_engine_has_a_recorded_game() -> None:
+    """Each version a game can be created or replayed under is replayed here (engines/<game>/versions.py)."""
+    recorded = {(json.loads(path.read_text())["type"], json.loads(path.read_text())["version"]) for path in FIXTURES}
+    for name in registry.names():
+        if not name.startswith("test-"):
+            assert {(name, version) for version in registry.versions(name)} <= recorded, name
+
+
 def test_every_ruling_path_has_a_recorded_game() -> None:
     """A GM ejection, a player's quit, the EC vote and every Golden Strider variant are replayed too."""
     kinds = set()
