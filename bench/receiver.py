@@ -19,7 +19,7 @@ class Receiver:
         self.accepted: list[dict[str, Any]] = []      # bodies of deliveries that verified, in arrival order
         self.refused = 0
         self.requests = 0                             # every POST that reached it, answered or not
-        self.mode = "up"                              # up | down (503) | hang (answers after hang_s)
+        self.mode = "up"                              # up | down (503) | hang (answers after hang_s, if still asked)
         self.hang_s = 5.0
         self.in_flight = 0                            # POSTs it holds now, and the most it held at once
         self.peak = 0
@@ -34,8 +34,8 @@ class Receiver:
                     receiver.in_flight += 1
                     receiver.peak = max(receiver.peak, receiver.in_flight)
                 try:
-                    if receiver.mode == "hang":
-                        time.sleep(receiver.hang_s)
+                    if receiver.mode == "hang" and not self._held(receiver.hang_s):
+                        return  # the sender gave up and hung up: nobody to answer
                 finally:
                     with receiver.lock:
                         receiver.in_flight -= 1
@@ -49,6 +49,15 @@ class Receiver:
                     receiver.accepted.append({**json.loads(body), "_at": time.monotonic(),
                                               "_delivery": self.headers.get("Arbiter-Delivery")})
                 self._answer(204)
+
+            def _held(self, seconds: float) -> bool:
+                """Say nothing for ``seconds``, or until the sender hangs up (False): a request is in flight only
+                while its sender waits for it."""
+                self.connection.settimeout(seconds)
+                try:
+                    return self.connection.recv(1) != b""
+                except TimeoutError:
+                    return True
 
             def _answer(self, status: int) -> None:
                 self.send_response(status)

@@ -188,17 +188,22 @@ def public(hook: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in hook.items() if k not in ("secret", "owner")}, **current}
 
 
-def kick(redis: Any, queue: Any, game_id: str, hook_id: str, seq: int) -> bool:
+def kick(redis: Any, queue: Any, game_id: str, hook_id: str, seq: int, anew: bool = False) -> bool:
     """Have a worker deliver the hook's events up to ``seq`` (and any after).  A kick while a job for the hook
     is queued and not yet started adds nothing (that job reads the log when it starts, after clearing the
-    mark), so a busy game costs a job per delivery round, not one per event.  True if a job was queued."""
+    mark), so a busy game costs a job per delivery round, not one per event.  ``anew``: a webhook worker that
+    starts queues one whatever marks and jobs the last one left (a job too many only looks at the cursor).
+    True if a job was queued."""
     from rq.exceptions import DuplicateJobError
 
     mark = keys.webhook_kicked(game_id, hook_id)
+    if anew:
+        redis.delete(mark)
     if not redis.set(mark, seq, nx=True, ex=KICK_MARK_S):
         return False
+    job_id = f"hook-{game_id}-{hook_id}-{seq}" + (f"-anew-{secrets.token_hex(4)}" if anew else "")
     try:
-        queue.enqueue(JOB, game_id, hook_id, job_id=f"hook-{game_id}-{hook_id}-{seq}", unique=True,
+        queue.enqueue(JOB, game_id, hook_id, job_id=job_id, unique=True,
                       result_ttl=60, failure_ttl=24 * 3600, job_timeout=600,
                       description=f"webhook {hook_id} of {game_id} up to {seq}")
     except DuplicateJobError:
@@ -210,12 +215,16 @@ def kick(redis: Any, queue: Any, game_id: str, hook_id: str, seq: int) -> bool:
     return True
 
 
-def kick_games(context: Any, games: list[str], seq: int | None = None) -> int:
+def kick_games(context: Any, games: list[str], seq: int | None = None, anew: bool = False) -> int:
     """Kick every hook of these games, up to ``seq`` (or each game's head): the stream process when it (re)subscribes
-    or hears an append, a webhook worker when it starts.  The number of jobs queued."""
+    or hears an append, a webhook worker when it starts (``anew``: only the hooks behind the game's head).  The
+    number of jobs queued."""
     count = 0
     for game_id in games:
         head = seq if seq is not None else context.store.head(game_id)[0]
-        for hook_id in context.redis.hkeys(keys.webhooks(game_id)):
-            count += kick(context.redis, context.webhook_queue, game_id, hook_id.decode(), head)
+        for raw in context.redis.hkeys(keys.webhooks(game_id)):
+            hook_id = raw.decode()
+            if anew and state(context.redis, game_id, hook_id)["delivered"] >= head:
+                continue
+            count += kick(context.redis, context.webhook_queue, game_id, hook_id, head, anew)
     return count

@@ -125,7 +125,7 @@ def start(context: Context) -> Deliverer:
     global _deliverer
     _deliverer = Deliverer(context)
     try:
-        hooks.kick_games(context, sorted(m.decode() for m in context.redis.smembers(keys.WEBHOOK_GAMES)))
+        hooks.kick_games(context, sorted(m.decode() for m in context.redis.smembers(keys.WEBHOOK_GAMES)), anew=True)
     except (RedisError, OSError) as exc:
         log.warning("cannot kick the webhooks at start (%s); the next events do", type(exc).__name__)
     return _deliverer
