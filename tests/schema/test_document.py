@@ -3,6 +3,7 @@ document itself: ids, tags, examples, real 200 schemas, security, and each game 
 assembled from what its engine declares (a game declaring nothing still gets a valid, loosely typed part)."""
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator
 
 from engines import registry
@@ -112,3 +113,18 @@ def test_game_types_lists_sign_up_fields_and_true_player_counts(ctx: Context) ->
     assert {"runner", "runners"} <= set(strider["join_schema"]["properties"])
     assert types["extreme-ways"]["gm_join_fields"] == ["garnets"] == types["extreme-ways"]["private_join_fields"]
     assert types["extreme-ways"]["actions"][0]["schema"] == "ExtremeWaysBid"
+
+
+def test_no_component_holds_a_property_of_its_own_name() -> None:
+    """A generated model keeps its instance in a local variable named after its class: a property of that name
+    shadows it (``error = cls(error=error)``; mypy 2 refuses it).  Error, Report, GameTypes and Keys were renamed
+    (ErrorResponse, TurnReport, GameTypeList, KeyList), and every reference with them."""
+    from openapi_python_client.strings import snake_case
+
+    schemas = document()["components"]["schemas"]
+    clashes = [name for name, body in schemas.items() if snake_case(name) in body.get("properties", {})]
+    assert clashes == []
+    assert {"ErrorResponse", "TurnReport", "GameTypeList", "KeyList"} <= set(schemas)
+    text = json.dumps(document())
+    for old in ("Error", "Report", "GameTypes", "Keys"):
+        assert old not in schemas and f'"#/components/schemas/{old}"' not in text

@@ -10,15 +10,19 @@ here (a new one fails until it gets one); a phase nobody's order closed is close
 gm.resolve_now (the engine's rules default the missing orders).  A game type that declares no schemas yet is
 skipped, naming what it lacks.
 
-The package is generated once per module (about 2 s; mypy about 15 s); requests go to the Flask app in process
+The package is generated once per module, by the command and configuration docs/clients.md gives (about 2 s;
+mypy about 15 s), and its bot is checked and run as written; the games' requests go to the Flask app in process
 through httpx's WSGI transport, and a real RQ worker resolves each phase.
 """
 from __future__ import annotations
 
 import importlib
 import json
+import os
+import shlex
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
@@ -27,6 +31,7 @@ import httpx
 import pytest
 from openapi_python_client.strings import snake_case
 from redis import Redis
+from werkzeug.serving import make_server
 
 from cli import embedded_redis
 from engines import registry
@@ -50,17 +55,25 @@ SHORT: dict[str, tuple[dict[str, Any], int, list[dict[str, Any]]]] = {
     "sxyzm-cyclone": ({"max_turns": 12}, 2, []),
     "test-coin": ({"target": 1}, 2, []),
 }
-CONFIG = "class_overrides:\n" + "".join(
-    f"  {name}:\n    class_name: {new}\n    module_name: {snake_case(new)}\n"
-    for name, new in [("Error", "ErrorResponse"), ("Report", "TurnReport"), ("GameTypes", "GameTypeList")]
-) + "post_hooks: []\n"  # generated models named after a field of their own (error.error) would shadow it
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
+DOCS_BASE = "http://127.0.0.1:8000"  # where docs/clients.md says the API is; the tests serve it elsewhere
+
+
+def docs_block(language: str, after: str) -> str:
+    """The first ```language block of docs/clients.md after the text ``after``, as written."""
+    text = DOCS.read_text()
+    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+    return text[start:text.index("```", start)]
+
+
+RECIPE = "A typed client, generated"
 
 
 class Generated:
     """The generated package, and clients for the app."""
 
-    def __init__(self, root: Path, app: Any, ctx: Context) -> None:
-        self.root, self.app, self.ctx = root, app, ctx
+    def __init__(self, root: Path, app: Any, ctx: Context, base: str) -> None:
+        self.root, self.app, self.ctx, self.base = root, app, ctx, base
         self.package = importlib.import_module(PACKAGE)
         self.models = importlib.import_module(f"{PACKAGE}.models")
         self.types = importlib.import_module(f"{PACKAGE}.types")
@@ -85,36 +98,63 @@ class Generated:
 @pytest.fixture(scope="module")
 def generated(redis_server: embedded_redis.EmbeddedRedis, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         Generated]:
+    """The client made as docs/clients.md says: its command (only the server's address changed: the app is served
+    here over HTTP on a free port) with its config.yaml, both read from the Markdown."""
     url = redis_server.url.rsplit("/", 1)[0]
     Redis.from_url(f"{url}/0").flushall()
     ctx = Context(Settings(redis_url=f"{url}/0", queue_url=f"{url}/1", queue_name="arbiter-client",
                            admin_token=None, max_body_bytes=64 * 1024))
     app = create_app(ctx)
-    live = app.test_client().get("/v1/openapi.json")
-    assert live.status_code == 200
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.port}"
     root = tmp_path_factory.mktemp("client")
-    (root / "openapi.json").write_bytes(live.data)
-    (root / "config.yaml").write_text(CONFIG)
-    made = subprocess.run([sys.executable, "-m", "openapi_python_client", "generate", "--path", "openapi.json",
-                           "--meta", "none", "--output-path", PACKAGE, "--config", "config.yaml"],
-                          cwd=root, capture_output=True, text=True, timeout=300)
+    (root / "config.yaml").write_text(docs_block("yaml", RECIPE))
+    command = shlex.split(docs_block("sh", RECIPE).replace("\\\n", " ").replace(DOCS_BASE, base))
+    assert command[0] == "openapi-python-client", command
+    made = subprocess.run([str(Path(sys.executable).parent / command[0]), *command[1:]], cwd=root,
+                          capture_output=True, text=True, timeout=300)
     assert made.returncode == 0 and (root / PACKAGE / "client.py").exists(), made.stdout + made.stderr
     assert "Warning" not in made.stdout + made.stderr, made.stderr[:3000]  # a piece left out is a document bug
+    (root / "openapi.json").write_bytes(app.test_client().get("/v1/openapi.json").data)
     sys.path.insert(0, str(root))
     try:
-        yield Generated(root, app, ctx)
+        yield Generated(root, app, ctx, base)
     finally:
+        server.shutdown()
         sys.path.remove(str(root))
         for name in [m for m in sys.modules if m == PACKAGE or m.startswith(f"{PACKAGE}.")]:
             del sys.modules[name]
         use(None)
 
 
-def test_the_generated_client_type_checks_strictly(generated: Generated) -> None:
+def test_the_generated_client_and_the_docs_bot_type_check_strictly(generated: Generated) -> None:
+    """The package, and docs/clients.md's bot as written, pass mypy --strict (no casts, no Any to hide behind)."""
+    (generated.root / "bot.py").write_text(docs_block("python", "A Strategic Aspect bot's move"))
     checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(generated.root / ".mypy"),
-                              PACKAGE], cwd=generated.root, capture_output=True, text=True, timeout=600)
+                              PACKAGE, "bot.py"], cwd=generated.root, capture_output=True, text=True, timeout=600)
     assert checked.returncode == 0, checked.stdout[-4000:]
     assert "Success" in checked.stdout
+
+
+def test_the_docs_bot_moves_a_cyclist(generated: Generated) -> None:
+    """docs/clients.md's bot, run as written against the served API with a cyclist whose move it is, moves."""
+    api = generated.app.test_client()
+    created = api.post("/v1/games", json={"type": "strategic-aspect", "seed": "docs-bot-" + "x" * 32}).get_json()
+    tokens = {}
+    for name in ("Ann", "Bob", "Cid"):
+        joined = api.post(f"/v1/games/{created['game_id']}/players", json={"name": name}).get_json()
+        tokens[joined["player_id"]] = joined["token"]
+    assert api.post(f"/v1/games/{created['game_id']}/start",
+                    headers={"Authorization": f"Bearer {created['gm_token']}"}).status_code == 200
+    game = api.get(f"/v1/games/{created['game_id']}").get_json()
+    assert game["state"]["stage"] == "move", game["state"]["stage"]
+    mover = game["phase"]["awaiting"][0]
+    (generated.root / "bot.py").write_text(docs_block("python", "A Strategic Aspect bot's move"))
+    ran = subprocess.run([sys.executable, "bot.py"], cwd=generated.root, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "ARBITER_API": generated.base, "GAME_ID": created["game_id"],
+                              "TOKEN": tokens[mover]})
+    assert ran.returncode == 0 and ran.stdout.startswith("moved "), ran.stdout + ran.stderr
 
 
 def _game_types() -> list[str]:

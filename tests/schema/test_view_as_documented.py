@@ -52,10 +52,10 @@ def test_answers_to_as_and_at_hold_to_the_document(api: Api) -> None:
     replay, board = game.path("/replay"), game.path("/board.svg")
     status, body = api.get(f"{replay}?as=p2", game.tokens["p1"])
     assert status == 403 and "403" in _operation("/v1/games/{game_id}/replay")["responses"]
-    _holds("Error", body)
+    _holds("ErrorResponse", body)
     status, body = api.get(f"{replay}?as=p9&at=1", game.gm)
     assert status == 422 and list(body["error"]["details"]) == ["as"]
-    _holds("Error", body)
+    _holds("ErrorResponse", body)
     status, body = api.get(f"{replay}?as=p2&at=2", game.gm)
     assert status == 200
     _holds("Replay", body)
@@ -67,7 +67,7 @@ def test_answers_to_as_and_at_hold_to_the_document(api: Api) -> None:
     _holds("BoardPicture", body)
     status, body = api.call("GET", f"{board}?at={started + 1}", headers={"Accept": "application/json"})
     assert status == 422
-    _holds("Error", body)
+    _holds("ErrorResponse", body)
 
 
 def test_a_divergence_holds_to_the_document_with_its_differences(api: Api) -> None:
