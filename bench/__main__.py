@@ -23,9 +23,10 @@ from bench.common import ROOT, Budget, Stack, say
 BENCHMARKS = ("orders", "storm", "storage", "reads", "replay", "fanout", "fold", "receipts", "console", "gunicorn")
 # Seconds each is planned to take on two loaded cores.  What is left of the budget is shared out in these
 # proportions as each benchmark starts: a part that ran over costs the later ones repeats, never their turn.
-PLANNED_S = {"orders": 90, "storm": 60, "storage": 70, "reads": 45, "replay": 25, "fanout": 60, "fold": 60,
-             "receipts": 30, "console": 40, "gunicorn": 40}
-BUDGET_S = 540.0  # the issue's ten minutes, less start-up, teardown, plotting and a margin for a loaded machine
+# Measured on two cores shared with eight other agents' test suites (load average 11-14).
+PLANNED_S = {"orders": 75, "storm": 85, "storage": 83, "reads": 52, "replay": 15, "fanout": 67, "fold": 65,
+             "receipts": 5, "console": 40, "gunicorn": 35}
+BUDGET_S = 560.0  # the issue's ten minutes, less start-up, teardown, plotting and a margin for a loaded machine
 QUICK_BUDGET_S = 150.0
 
 

@@ -135,15 +135,18 @@ class Stack:
         return Context(self.settings)
 
     def api(self, app: str = "service.wsgi:app", gunicorn: list[str] | None = None, name: str = "api",
-            env: dict[str, str] | None = None) -> "Api":
+            env: dict[str, str] | None = None, wait: bool = True) -> "Api":
+        """A gunicorn serving ``app``; ``wait=False`` returns at once (start several, then ``Api.ready`` each:
+        on a loaded machine a start takes seconds, and they overlap)."""
         port = embedded_redis.free_port()
         args = [sys.executable, "-m", "gunicorn", *(gunicorn or GUNICORN_DEFAULTS), "--bind", f"127.0.0.1:{port}", app]
         log = open(self.workdir / f"{name}.log", "ab")
         process = subprocess.Popen(args, env=child_env(self.settings, **(env or {})), cwd=ROOT, stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         self.processes.append(process)
-        api = Api(process, port, name)
-        api.wait_ready(self.workdir / f"{name}.log")
+        api = Api(process, port, name, self.workdir / f"{name}.log")
+        if wait:
+            api.ready()
         return api
 
     def stop(self, *processes: subprocess.Popen) -> None:
@@ -166,6 +169,12 @@ class Api:
     process: subprocess.Popen
     port: int
     name: str
+    log: Path = Path(".")
+
+    def ready(self, timeout: float = 60) -> "Api":
+        """Wait until it answers its health check."""
+        self.wait_ready(self.log, timeout)
+        return self
 
     def wait_ready(self, log: Path, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

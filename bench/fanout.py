@@ -8,7 +8,7 @@
 - Memory: the stream process's RSS with 1,000 idle followers (of 20 games) against none.
 - Webhooks: 400 deliveries (two hooks of one game, 200 orders) to a signature-checking receiver on
   127.0.0.1: all delivered, each once, in order per hook, and how long it took; then the receiver is down for
-  10 s while 50 more orders come, and how long after its return everything has arrived.  (1,000 deliveries
+  5 s while 50 more orders come, and how long after its return everything has arrived.  (1,000 deliveries
   and a 30 s outage before the full run had to fit in ten minutes.)
 
 ``python -m bench.fanout follow`` is the follower process (spec on stdin, JSON on stdout).
@@ -195,9 +195,9 @@ def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any
     ctx = stack.context()
     count = 20 if quick else 500
     rate = 5.0 if quick else 10.0
-    steady_s = 2.0 if quick else 10.0
-    duration = 1.0 if quick else 5.0
-    least, most = (1, 1) if quick else (2, 3)
+    steady_s = 2.0 if quick else 6.0
+    duration = 1.0 if quick else 4.0
+    least, most = (1, 1) if quick else (1, 3)
     game, orders = _bidders(ctx)
     items = _requests(ctx, 4 if quick else 200)
     viewers = {game.game_id: [None, game.gm_token, *game.tokens.values()]}
@@ -279,7 +279,7 @@ def _wait(what: str, done: Any, seconds: float) -> float:
 def _webhooks(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any]) -> None:
     ctx = stack.context()
     per_hook = 20 if quick else 200
-    outage = 3.0 if quick else 10.0
+    outage = 3.0 if quick else 5.0
     later = 10 if quick else 50
     receiver = Receiver()
     game, orders = _bidders(ctx)

@@ -23,7 +23,8 @@ from cli import simulate
 
 FOLD_TARGET = 0.05  # against orjson, the decoder the store reads events with: a floor, since one copy of each rule
 AUDIT_TARGET = 4.0
-MIN_EVENTS = 600    # a fold of 30-90 ms: long enough to time, short enough to play in seconds
+MIN_EVENTS = 400    # a fold of 20-60 ms: long enough to time, short enough to play in seconds (600 before the
+                    # full run had to fit in ten minutes)
 MAX_GAMES = 12
 # Rounds of timing per engine: at least MIN_ROUNDS, then on until TIMING_S seconds were spent or MAX_ROUNDS.
 # Seven rounds did not converge on a noisy host: the same code gave Extreme Ways' audit 1.92-2.14 folds over

@@ -23,16 +23,18 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     from cli.main import GUNICORN_DEFAULTS
 
     games, threads = (4, 4) if quick else (100, 16)
-    duration = 0.6 if quick else 3.0
+    duration = 0.6 if quick else 2.5
     least, most = (1, 1) if quick else (1, 3)
-    items = _requests(stack.context(), games)
     timeout = GUNICORN_DEFAULTS[GUNICORN_DEFAULTS.index("--timeout"):][:2]
-    apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}")
+    apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}", wait=False)
             for index, (name, args) in enumerate(CONFIGS.items())}
     rps: dict[str, list[float]] = {name: [] for name in CONFIGS}
     result.update(games=games, threads=threads, seconds_per_run=duration, configs={})
     try:
-        _warm({name: (api, items) for name, api in apis.items()}, threads, duration)
+        items = _requests(stack.context(), games)  # while the servers start
+        for api in apis.values():
+            api.ready()
+        _warm({name: (api, items) for name, api in apis.items()}, threads, 1.0)
         index, each = 0, 0.0
         while stack.budget.more(index, least, most, each):
             began = time.monotonic()

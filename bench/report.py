@@ -65,11 +65,11 @@ def plot(report: dict[str, Any], folder: Path) -> list[Path]:
     storm = report["results"].get("storm", {})
     if storm.get("lateness_samples"):
         fig, ax = plt.subplots(figsize=(7, 4))
-        total = storm.get("games") or 1
         for label, samples in storm["lateness_samples"].items():
             ordered = sorted(samples)
             if not ordered:
                 continue
+            total = storm.get("counts", {}).get(label.split(":")[0], storm.get("games")) or 1
             # Over every job of the storm, not only those done: a stalled class plateaus below 1.
             ys = [(i + 1) / total for i in range(len(ordered))]
             if len(ordered) < total:
@@ -80,7 +80,8 @@ def plot(report: dict[str, Any], folder: Path) -> list[Path]:
             ax.set_xscale("log")  # a stalled class would squash the others against the axis
         ax.set_xlabel("lateness after the deadline (s)")
         ax.set_ylabel("fraction of the storm's jobs done")
-        ax.set_title(f"Deadline storm: {storm.get('games')} deadlines in one second, two workers")
+        ax.set_title(f"Deadline storm: {storm.get('games')} deadlines in one second, two workers "
+                     f"({storm.get('counts', {}).get('fork', storm.get('games'))} on fork workers)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
