@@ -432,7 +432,9 @@ class GameSummarySchema(Schema):
 class GamesPageSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
     next_after = fields.String(required=True, allow_none=True, metadata={
-        "description": "Pass as after for the next page; null at the end."})
+        "description": "Pass as after for the next page; null at the end. With a filter a page may be short, even "
+                       "empty, and still have a next_after: each page looks at up to 500 games, so follow next_after "
+                       "until it is null."})
 
 
 class MyGameSchema(Schema):
