@@ -276,3 +276,13 @@ def test_the_error_envelope_api_md_shows_is_the_apis(api: Api) -> None:
     shown = next(o for o in json_objects(API_DOC.read_text()) if "error" in o)
     _, body = api.get("/games/g-no-such-game")
     assert set(shown) == set(body) and set(shown["error"]) == set(body["error"])
+
+
+def test_the_clients_guide_names_only_codes_of_the_reference_with_their_status() -> None:
+    """docs/clients.md's table of the usual codes: each is a row of api.md's table, with the same status."""
+    reference = {code: row["status"] for row in tables(API_DOC, ERRORS) for code in code_spans(row["code"])}
+    guide = tables(DOCS / "clients.md", ("status", "codes", "what to do"))
+    assert guide
+    for row in guide:
+        for code in code_spans(row["codes"]):
+            assert reference.get(code) == row["status"], (row.where, code, reference.get(code))
