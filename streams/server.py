@@ -38,7 +38,7 @@ from runtime.context import Context, use
 from service.auth import caller_for
 from service.app import STATUS_CODES
 from service.errors import ApiError, unauthorized
-from service.http import parse_object
+from service.http import GUNICORN_CODES, parse_object
 from service.tickets import redeem
 from streams import live
 from eventlog.parting import went_back_to
@@ -80,7 +80,8 @@ def _http_error(status: int, message: str | None, headers: dict[str, str] | None
         message = "No such endpoint of the stream process; see x-live in /v1/openapi.json."
     elif status >= 500:
         message = "Something went wrong on our side."
-    return _error(status, STATUS_CODES.get(status, "http_error"), message or "The request was refused.",
+    return _error(status, STATUS_CODES.get(status) or GUNICORN_CODES.get(status, "http_error"),
+                  message or "The request was refused.",
                   headers=headers)
 
 

@@ -9,6 +9,7 @@ import pytest
 import requests
 
 from runtime import webhooks as hooks
+from runtime.context import Context
 from tests.platform.conftest import Game
 from tests.streams.conftest import StreamServer
 
@@ -75,3 +76,22 @@ def test_an_inside_address_wrapped_in_ipv6_is_refused(streams: StreamServer, gam
 @pytest.mark.parametrize("url", ["http://[2002:101:101::]/", "http://[64:ff9b::101:101]/"])
 def test_a_public_address_wrapped_in_ipv6_may_be_called(url: str) -> None:
     assert hooks.check_url(url)[3]
+
+
+def test_a_handler_that_fails_answers_500_in_the_envelope(ctx: Context, game: Game,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from streams import live
+
+    def broken(*_: object) -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(live, "list_webhooks", broken)
+    server = StreamServer(ctx)  # routes are bound as the app is made: this one's, with the broken function
+    server.start()
+    try:
+        response = requests.get(f"{server.url}{game.path('/webhooks')}", timeout=10,
+                                headers={"Authorization": f"Bearer {game.gm}"})
+        error = _is_envelope(response, 500, "internal")
+        assert "a bug" not in response.text and error["message"] == "Something went wrong on our side."
+    finally:
+        server.stop()
