@@ -296,3 +296,51 @@ def test_gm_actions_of_the_game_a_deadline_by_the_clock_and_errors_beside_their_
     driver.get(f"{base}/console/games/g-nothing-here")
     wait_for(driver, lambda: "404" in _text(driver, "error"), "the missing game")
     assert _on_screen(driver, "error")
+
+
+# A page served over plain HTTP on another name than localhost: no crypto.subtle, no clipboard API.
+PLAIN_HTTP = ("Object.defineProperty(window, 'isSecureContext', {value: false});"
+              "Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined});"
+              "Object.defineProperty(Crypto.prototype, 'subtle', {get: () => undefined});")
+
+
+def test_a_gm_creates_a_game_signs_players_up_and_runs_it_over_plain_http(world: Any) -> None:
+    ctx, base, driver = world
+    script = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PLAIN_HTTP})
+    try:
+        driver.get(f"{base}/console")
+        driver.execute_script("sessionStorage.clear()")
+        choose(driver, "create-type", "extreme-ways")
+        driver.find_element("id", "create-name").send_keys("Forum game 1")
+        driver.find_element("id", "create-seed").send_keys("plain-http-seed")
+        driver.find_element("css selector", "#create-form button[type=submit]").click()
+        wait_for(driver, lambda: "Your GM token" in _text(driver, "create-result"), "the game created")
+        driver.find_element("css selector", "#create-result a").click()
+        wait_for(driver, lambda: _text(driver, "token-role") == "You are the GM.", "the GM's token kept for it")
+        game_id = driver.execute_script("return document.body.dataset.game")
+        tokens = []
+        for name in ("Ann", "Bea", "Cy"):
+            driver.find_element("id", "join-name").send_keys(name)
+            driver.find_element("css selector", "#join-form button[type=submit]").click()
+            wait_for(driver, lambda name=name: f"Signed up {name}" in _text(driver, "join-result"), f"{name} in")
+            tokens.append(driver.find_element("css selector", "#join-result code").text)
+        driver.find_element("css selector", "#join-result button").click()  # no clipboard API: the older copy
+        wait_for(driver, lambda: "Cop" in _text(driver, "join-result").split(tokens[-1], 1)[1], "the copy said")
+        choose(driver, "gm-action", "start")
+        driver.find_element("css selector", "#gm-form button[type=submit]").click()
+        wait_for(driver, lambda: _text(driver, "g-status") == "running", "the start")
+        driver.find_element("id", "seed-show").click()  # checked without crypto.subtle
+        assert "plain-http-seed matches the commitment" in _text(driver, "g-seed")
+        driver.find_element("id", "export-run").click()
+        assert _text(driver, "export-error") == ""
+        # A player's token pasted on the index page is used by the game page opened next.
+        driver.get(f"{base}/console")
+        driver.execute_script("sessionStorage.clear()")
+        driver.find_element("id", "token-input").send_keys(tokens[1])
+        driver.find_element("css selector", "#token-form button[type=submit]").click()
+        driver.find_element("id", "open-id").send_keys(game_id)
+        driver.find_element("id", "open-play").click()
+        wait_for(driver, lambda: _text(driver, "token-role") == "You are player p2.", "the index page's token used")
+        assert ctx.loader.load(game_id)["status"] == "running"
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})

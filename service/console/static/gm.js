@@ -104,7 +104,8 @@ export function gmForm(refresh) {
     line.append(el("code", joined.token), " ", copy, " ", said);
     $("join-result").replaceChildren(line);
     showError(null, "join-error");
-    joinDrawn = null;
+    for (const input of $("join-fields").querySelectorAll("input, textarea")) input.value = "";  // ready for the next
+    for (const select of $("join-fields").querySelectorAll("select")) select.selectedIndex = 0;
     await refresh();
   }, "join-error"));
   $("export-run").addEventListener("click", guard(downloadExport, "export-error"));
