@@ -278,14 +278,14 @@ class Hub:
         """Read what the feed missed, from its own last event on: a log that no longer holds that event went back
         under the feed, which then rewinds."""
         try:
-            while feed.record is not None and not feed.finished:
+            while feed.record is not None:  # (a finished game's too: its last event may be what the log lost)
                 events = await asyncio.to_thread(self.context.store.read, feed.game_id, feed.seq - 1, PAGE + 1)
                 if not events or events[0]["seq"] != feed.seq or events[0]["hash"] != feed.record["head_hash"]:
                     await self._rewind(feed)
                     continue
                 for event in events[1:]:
                     self._offer(feed, event)
-                if len(events) <= PAGE:
+                if len(events) <= PAGE or feed.finished:
                     break
         except (RedisError, OSError) as exc:
             log.warning("a feed could not catch up (%s); the next notice tries again", type(exc).__name__)
