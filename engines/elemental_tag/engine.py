@@ -6,10 +6,9 @@ rounds until one team is left.  ``state["turn"]`` numbers the resolutions (1 bid
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
 from engines.canonical import roundtrip
-from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, State, Viewer, not_now
+from engines.contract import GM, JSON, ActionType, Meta, Phase, State, Viewer, not_now
 from engines.elemental_tag import bots, orders, rules, schemas, views
 from engines.elemental_tag import report as reports
 from engines.elemental_tag.rules import BOARD_KEYS, by_id
@@ -25,8 +24,9 @@ from engines.elemental_tag.schemas import (
     PlaceSchema,
     VoteSchema,
 )
-from engines.elemental_tag.versions import VERSIONS, Rulings
+from engines.elemental_tag.versions import VERSIONS
 from engines.rng import Rng
+from engines.versioning import Versioned, every_version
 
 DAY = 86400
 OPTION_DEFAULTS: JSON = roundtrip(OptionsSchema().load({}))
@@ -48,7 +48,7 @@ def history_entry(public: JSON) -> JSON:
             "squares": {p: q["pos"] for p, q in board["players"].items()}}
 
 
-class ElementalTag(Engine):
+class ElementalTag(Versioned):
     """One version of the game: ``rulings`` (versions.py) are where its version differs from the others."""
 
     meta = Meta(
@@ -106,10 +106,6 @@ class ElementalTag(Engine):
          "fields": [{"element": "earth"}, {"element": "earth"}, {"element": "air"}, {"element": "air"},
                     {"element": "air"}, {}, {}, {}, {}]},
     )
-
-    def __init__(self, rulings: Rulings = VERSIONS[-1]) -> None:
-        self.rulings = rulings
-        self.meta = replace(type(self).meta, version=rulings.version)
 
     # -- setup -----------------------------------------------------------------
     def setup(self, options: JSON, players: list[JSON], rng: Rng) -> JSON:
@@ -270,5 +266,5 @@ class ElementalTag(Engine):
         return bots.bot_action(state, actor, rng)
 
 
-ENGINES = tuple(ElementalTag(rulings) for rulings in VERSIONS)  # every version, so every recorded game replays
+ENGINES = every_version(ElementalTag, VERSIONS)  # every version, so every recorded game replays
 ENGINE = ENGINES[-1]  # the latest: new games

@@ -6,15 +6,15 @@ engine.py).  A new game gets the latest version; recorded games keep theirs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass
+
+from engines import versioning
 
 
-@dataclass(frozen=True)
-class Rulings:
+@dataclass(frozen=True, kw_only=True)
+class Rulings(versioning.Rulings):
     """One version's answers where versions differ; each field names the rule it applies."""
 
-    version: str
     # Rule 3, third kind: a crossing of players one above the other (one going se, the other ne) is found too;
     # 1.0.0 found only players side by side.
     crossings_both_ways: bool
@@ -27,16 +27,13 @@ class Rulings:
     # Ruling 15: a sign-up while the bids are open joins as at the start only with ``round_one_signups`` (else it
     # is a late sign-up, as the rulebook says); 1.0.0 always joined as at the start.
     round_one_signups_is_an_option: bool
-    # Option defaults of this version, where they differ from the options schema's (a log that predates an
-    # option plays under the default its version had).
-    defaults: Mapping[str, Any] = field(default_factory=dict)
 
 
 VERSIONS = (
-    Rulings("1.0.0", crossings_both_ways=False, same_pass_is_simultaneous=False, bids_paid_per_team=False,
+    Rulings(version="1.0.0", crossings_both_ways=False, same_pass_is_simultaneous=False, bids_paid_per_team=False,
             round_one_signups_is_an_option=False, defaults={"round_one_signups": True}),
     # issue 30: the two collision bugs, the announced bids, and ruling 15 following the rulebook.
-    Rulings("1.1.0", crossings_both_ways=True, same_pass_is_simultaneous=True, bids_paid_per_team=True,
+    Rulings(version="1.1.0", crossings_both_ways=True, same_pass_is_simultaneous=True, bids_paid_per_team=True,
             round_one_signups_is_an_option=True),
 )
 LATEST = VERSIONS[-1]

@@ -8,11 +8,11 @@ The state is plain JSON; flow.py says how each resolution changes it.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-from engines.contract import GM, JSON, ActionType, Engine, Meta, Phase, RuleError, State, Viewer
+from engines.contract import GM, JSON, ActionType, Meta, Phase, RuleError, State, Viewer
 from engines.rng import Rng
+from engines.versioning import Versioned, every_version
 from engines.strategic_aspect import bots, flow, report as reports, rules, schemas, views
 from engines.strategic_aspect.schemas import (
     AcceptSchema,
@@ -26,7 +26,7 @@ from engines.strategic_aspect.schemas import (
     TiebreakSchema,
     VoteSchema,
 )
-from engines.strategic_aspect.versions import VERSIONS, Rulings
+from engines.strategic_aspect.versions import VERSIONS
 
 DAY = 86400
 SINGLE = ("move", "steal", "buy_vote", "safety", "accept", "tiebreak", "suffice")
@@ -44,7 +44,7 @@ PROMPTS = {
 }
 
 
-class StrategicAspect(Engine):
+class StrategicAspect(Versioned):
     """One version of the game: ``rulings`` (versions.py) are where its version differs from the others."""
 
     meta = Meta(
@@ -92,10 +92,6 @@ class StrategicAspect(Engine):
         {"options": {"exact_finish": True, "missed_safety": "destroy"}, "players": 8},
         {"options": {}, "players": 12},
     )
-
-    def __init__(self, rulings: Rulings = VERSIONS[-1]) -> None:
-        self.rulings = rulings
-        self.meta = replace(type(self).meta, version=rulings.version)
 
     # -- setup -----------------------------------------------------------------
     def setup(self, options: JSON, players: list[JSON], rng: Rng) -> JSON:
@@ -282,5 +278,5 @@ _CHECKS = {"move": _check_move, "steal": _check_steal, "buy_vote": _check_buy_vo
            "suffice": _check_suffice}
 
 
-ENGINES = tuple(StrategicAspect(rulings) for rulings in VERSIONS)  # every version, so every recorded game replays
+ENGINES = every_version(StrategicAspect, VERSIONS)  # every version, so every recorded game replays
 ENGINE = ENGINES[-1]  # the latest: new games

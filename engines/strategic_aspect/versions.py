@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engines import versioning
 
-@dataclass(frozen=True)
-class Rulings:
+
+@dataclass(frozen=True, kw_only=True)
+class Rulings(versioning.Rulings):
     """One version's answers where versions differ; each field names the ruling it applies."""
 
-    version: str
     # Ruling 11: an eliminated cyclist who quits changes nothing (she stays eliminated); 1.0.0 listed her as
     # departed with "▲ steps".
     eliminated_quitter_stays_eliminated: bool
@@ -23,8 +24,8 @@ class Rulings:
 
 
 VERSIONS = (
-    Rulings("1.0.0", eliminated_quitter_stays_eliminated=False, missed_self_votes_are_cast=False),
+    Rulings(version="1.0.0", eliminated_quitter_stays_eliminated=False, missed_self_votes_are_cast=False),
     # issue 30: doc and behaviour agree on ruling 11 and on missed votes under missed_vote "self".
-    Rulings("1.1.0", eliminated_quitter_stays_eliminated=True, missed_self_votes_are_cast=True),
+    Rulings(version="1.1.0", eliminated_quitter_stays_eliminated=True, missed_self_votes_are_cast=True),
 )
 LATEST = VERSIONS[-1]
