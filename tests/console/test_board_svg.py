@@ -96,3 +96,16 @@ def test_strategic_aspect_draws_the_cycle_spaces_and_every_cyclist() -> None:
     assert len([r for r in root.iter(f"{SVG}rect") if r.get("class") == "space"]) == view["cycle"]["length"] + 1
     for rider in view["standings"]:
         assert f'space {rider["position"]}, steps {rider["shown"]}' in _texts(_render("strategic-aspect", view))
+
+
+PHONE_PX = 390  # a phone's width (CSS pixels), where the page shows the board at most that wide
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_every_label_is_readable_on_a_phone(game: str) -> None:
+    """Scaled to a 390 px phone, no text is smaller than 8 px (Golden Strider's 60-square track was 3.5 px)."""
+    engine, played = _played(game)
+    root = ET.fromstring(_render(game, engine.view(played.states[len(played.states) // 2], "p2")))
+    scale = min(1.0, PHONE_PX / float(root.get("width")))
+    smallest = min(float(t.get("font-size")) for t in root.iter(f"{SVG}text") if t.get("font-size"))
+    assert smallest * scale >= 8, f"{smallest} units at {scale:.2f}: {smallest * scale:.1f} px"
