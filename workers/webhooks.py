@@ -5,12 +5,14 @@ in seq order, while it holds the hook's lock; a failure is logged, the hook back
 Each request has short timeouts (``CONNECT_TIMEOUT_S``, ``TIMEOUT_S``) and a hook in backoff is not called by the
 jobs that later events queue, so a receiver that hangs costs one timeout per attempt, not one per event.  And in
 the webhook worker (``arbiter worker --queues webhooks``) a job only hands its hook to the ``Deliverer``: deliveries
-run on a pool of threads, at most ``PER_HOST`` at a time to one host, so a receiver that hangs (anyone may create
-games and point hooks at one) holds its own host's few threads while every other host's hooks are delivered."""
+run on a pool of threads, at most ``PER_HOST`` at a time to one host and ``PER_SITE`` to one site, so a receiver
+that hangs (anyone may create games and point hooks at one) holds its own host's few threads while every other
+host's hooks are delivered."""
 from __future__ import annotations
 
 import functools
 import http.client
+import ipaddress
 import logging
 import math
 import socket
@@ -18,8 +20,9 @@ import ssl
 import threading
 import time
 import uuid
-from collections import deque
+from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,6 +44,7 @@ TIMEOUT_S = 5.0        # send and answer, each
 CONNECT_TIMEOUT_S = 2.0  # a receiver that is up takes a connection in milliseconds
 THREADS = 32           # deliveries at once in a webhook worker
 PER_HOST = 4           # of them to one host: a hanging receiver holds these and no more
+PER_SITE = 8           # and to one site (a domain, an address block), however many names hang there
 LOCK_S = 120           # a job that dies holding the lock holds up its hook this long at most (renewed per event)
 BATCH = 100            # events read at a time
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
@@ -54,17 +58,20 @@ def deliver(game_id: str, hook_id: str, retry: bool = False) -> str:
 
 
 class Deliverer:
-    """Deliveries on a pool of ``threads``, at most ``per_host`` at a time to one host (the URL's host name).  The
-    others for that host wait in a line of its own, not in the pool's, so a host that hangs holds ``per_host``
-    threads and delays only its own hooks, in the order they were queued.  The lines live in this process: a
-    worker that dies loses them, and its successor kicks every hook that is behind (``start``)."""
+    """Deliveries on a pool of ``threads``, at most ``per_host`` at a time to one host (the URL's host name) and
+    ``per_site`` to one site (``site``: what one owner most likely controls, so that a wildcard DNS record's many
+    names count as one).  The others wait in their site's line, not in the pool's, so a host that hangs holds a
+    few threads and delays only its own hooks (and, past ``per_host``, its site's), in the order they were
+    queued.  The lines live in this process: a worker that dies loses them, and its successor kicks every hook
+    that is behind (``start``)."""
 
-    def __init__(self, context: Context, threads: int = THREADS, per_host: int = PER_HOST) -> None:
-        self.context, self.per_host = context, per_host
+    def __init__(self, context: Context, threads: int = THREADS, per_host: int = PER_HOST,
+                 per_site: int = PER_SITE) -> None:
+        self.context, self.per_host, self.per_site = context, per_host, per_site
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="webhook")
         self.lock = threading.Lock()
-        self.busy: dict[str, int] = {}                                   # host -> deliveries running
-        self.lines: dict[str, deque[tuple[str, str, bool]]] = {}         # host -> deliveries waiting for it
+        self.busy: Counter[str] = Counter()                    # host, and site, -> deliveries running
+        self.lines: dict[str, deque[Waiting]] = {}             # site -> deliveries waiting for it, oldest first
         self.closed = False
 
     def submit(self, game_id: str, hook_id: str, retry: bool) -> str:
@@ -72,32 +79,40 @@ class Deliverer:
         if hook is None:
             return "deleted"
         host = (urlsplit(hook["url"]).hostname or "").lower()
+        waiting = Waiting(host, site(host), game_id, hook_id, retry)
         with self.lock:
-            if self.busy.get(host, 0) >= self.per_host:
-                self.lines.setdefault(host, deque()).append((game_id, hook_id, retry))
+            if not self._free(waiting):
+                self.lines.setdefault(waiting.site, deque()).append(waiting)
                 return f"waiting behind {host}"
-            self.busy[host] = self.busy.get(host, 0) + 1
-            self._start(host, game_id, hook_id, retry)
+            self._start(waiting)
         return "handed to a delivery thread"
 
-    def _start(self, host: str, game_id: str, hook_id: str, retry: bool) -> None:
-        """(Under the lock, so that ``close`` comes before or after, never between.)"""
-        self.pool.submit(self._run, host, game_id, hook_id, retry).add_done_callback(_log_failure)
+    def _free(self, waiting: Waiting) -> bool:
+        return (self.busy[waiting.host] < self.per_host and
+                self.busy[f"site {waiting.site}"] < self.per_site)
 
-    def _run(self, host: str, game_id: str, hook_id: str, retry: bool) -> str:
+    def _start(self, waiting: Waiting) -> None:
+        """(Under the lock, so that ``close`` comes before or after, never between.)"""
+        self.busy[waiting.host] += 1
+        self.busy[f"site {waiting.site}"] += 1
+        self.pool.submit(self._run, waiting).add_done_callback(_log_failure)
+
+    def _run(self, waiting: Waiting) -> str:
         try:
-            return run(self.context, game_id, hook_id, retry)
+            return run(self.context, waiting.game_id, waiting.hook_id, waiting.retry)
         finally:
             with self.lock:
-                line = self.lines.get(host)
-                if line and not self.closed:
-                    self._start(host, *line.popleft())
-                else:
-                    self.busy[host] -= 1
-                    if not self.busy[host]:
-                        del self.busy[host]
-                if line is not None and not line:
-                    del self.lines[host]
+                for key in (waiting.host, f"site {waiting.site}"):
+                    self.busy[key] -= 1
+                    if not self.busy[key]:
+                        del self.busy[key]
+                line = self.lines.get(waiting.site, deque())
+                following = next((w for w in line if self._free(w)), None) if not self.closed else None
+                if following is not None:  # the one slot freed is this site's, and this host's: one may start
+                    line.remove(following)
+                    self._start(following)
+                if not line:
+                    self.lines.pop(waiting.site, None)
 
     def close(self) -> None:
         """The worker is stopping: what is under way finishes, what waits is dropped (the next worker kicks it)."""
@@ -105,6 +120,28 @@ class Deliverer:
             self.closed = True
             self.lines.clear()
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A delivery job handed to the ``Deliverer``."""
+
+    host: str
+    site: str
+    game_id: str
+    hook_id: str
+    retry: bool
+
+
+def site(host: str) -> str:
+    """What one owner most likely controls: an address's /24 (IPv4) or /48 (IPv6), else a name's last two labels (a
+    wildcard DNS record gives its owner every name under them; names under a shared suffix such as co.uk then share
+    a site too, which costs them only concurrency)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return ".".join(host.rstrip(".").split(".")[-2:])
+    return str(ipaddress.ip_network(f"{address}/{24 if address.version == 4 else 48}", strict=False))
 
 
 def _log_failure(future: Future[str]) -> None:
