@@ -46,7 +46,7 @@ function label(box, text, id, prop, example) {
 
 function field(box, name, rawProp, { example, legal, path, required, prefix }) {
   const prop = plain(rawProp);
-  const id = `${prefix}-${path.replace(/\./g, "-")}`;
+  const id = `${prefix}-${path.replace(/\[\]/g, "").replace(/\./g, "-")}`;
   const bound = legal[path] || {};
   if (!bound.choices && prop.type === "array") {
     return listField(box, name, prop, { example, legal, path, id, bound, required });
@@ -127,15 +127,18 @@ function listField(box, name, prop, { example, legal, path, id, bound, required 
   const rows = el("ol");
   set.append(rows);
   const itemProp = plain(prop.items || {});
-  const itemLegal = bound.items ? { [`${path}[]`]: bound.items } : {};
+  // ``items``: the bounds of every row; ``first``: of the first row only (SXYZM Cyclone's hint knows the legal
+  // first move; the rows after it are checked by the rules against the position the moves before them leave).
+  const itemLegal = (n) => (n === 1 && bound.first ? { [`${path}[]`]: bound.first }
+    : bound.items ? { [`${path}[]`]: bound.items } : {});
   const readers = [];
   const most = bound.count || bound.max || prop.maxItems || 50;
   const add = el("button", `Add ${name === "moves" ? "a move" : "a row"}`, { type: "button", class: "add" });
   const addRow = () => {
     const row = el("li");
     const n = readers.length + 1;
-    const read = field(row, `${name} #${n}`, itemProp, { example: undefined, legal: itemLegal, path: `${path}[]`,
-      required: true, prefix: `${id}-${n}` });
+    const read = field(row, `${name} #${n}`, itemProp, { example: undefined, legal: itemLegal(n),
+      path: `${path}[]`, required: true, prefix: `${id}-${n}` });
     const input = row.querySelector("[data-field]");
     if (input && row.querySelector("label")) { input.id = `${id}-${n}`; row.querySelector("label").htmlFor = input.id; }
     const entry = { row, read };
@@ -175,7 +178,8 @@ function buildNested(set, prop, { example, legal, path, prefix }) {
   for (const [name, sub] of Object.entries(prop.properties)) {
     const subPath = `${path}.${name}`;
     if (legal[subPath] && legal[subPath].hide) continue;
-    readers[name] = field(set, name, sub, { example: example[name], legal, path: subPath, required: false, prefix });
+    readers[name] = field(set, name, sub, { example: example[name], legal, path: subPath,
+      required: (prop.required || []).includes(name), prefix });
   }
   return () => {
     const body = {};

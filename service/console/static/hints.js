@@ -75,7 +75,7 @@ const READERS = {
     const h = view.legal_moves;
     if (type !== "turn" || !h) return null;
     const single = h.moves.map((m) => ({ cube: m.cube, toward: m.toward }));
-    return { legal: { moves: { max: h.roll, items: { choices: single } } } };
+    return { legal: { moves: { max: h.roll, first: { choices: single } } } };
   },
 
   // Strategic Aspect's hint names the fields themselves: a list of the values each may take (amount: its lowest

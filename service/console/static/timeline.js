@@ -101,8 +101,9 @@ async function showReplay() {
   $("replay-at").textContent = String(at);
   const viewer = $("replay-as").value || "public";
   const query = `at=${at}&as=${encodeURIComponent(viewer)}`;
-  const frame = await api(`${gamePath()}/replay?${query}`);
-  const picture = frame.view && frame.view.state ? await pictureUrl(`${gamePath()}/board.svg?${query}`) : null;
+  // The frame and its board are asked for together (a board before the start is a 409: no picture).
+  const [frame, picture] = await Promise.all([api(`${gamePath()}/replay?${query}`),
+    pictureUrl(`${gamePath()}/board.svg?${query}`)]);
   if (asked !== replayAsked) { if (picture) URL.revokeObjectURL(picture); return; }
   const event = frame.event;
   const who = $("replay-as").selectedOptions[0];
