@@ -8,9 +8,12 @@ took its seq share it, so the check is by hash.
 """
 from __future__ import annotations
 
+import time
+
 from eventlog.store import EventStore
 
-PAGE = 500  # events read at a time while looking back for the log's notice
+PAGE = 500                 # events read at a time while looking back for the log's notice
+RECENT_S = 7 * 24 * 3600   # rollbacks a resuming reader is checked against (as /v1/health lists them)
 
 
 def parting(store: EventStore, game_id: str, known: dict[int, str]) -> int | None:
@@ -41,3 +44,17 @@ def went_back_to(store: EventStore, game_id: str, seen: int, depth: int | None =
                 return int(event["data"]["to_seq"])
         upper = low
     return None
+
+
+def resume_point(store: EventStore, game_id: str, after: int, head: int, depth: int) -> int:
+    """Where a reader that asks for the events after ``after`` is started: there, unless the log lost events it
+    may have seen.  Past the head (it saw events the log no longer has), or inside the span a noted rollback lost
+    (it may have seen the lost events, or the ones that took their seqs: a seq alone cannot tell), it is started
+    from what the log kept, the rollback's notice first; a reader that had those already gets them again, with
+    the same hashes.  Looked back for at most ``depth`` events: every reader may ask."""
+    if after > head:
+        told = went_back_to(store, game_id, after, depth)
+        return head if told is None else told
+    lost = [r["to_seq"] for r in store.rollbacks(time.time() - RECENT_S)
+            if r["game_id"] == game_id and r["to_seq"] < after <= r["from_seq"]] if after else []
+    return min(lost, default=after)

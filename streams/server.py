@@ -41,7 +41,7 @@ from service.errors import ApiError, unauthorized
 from service.http import GUNICORN_CODES, parse_object
 from service.tickets import redeem
 from streams import live
-from eventlog.parting import went_back_to
+from eventlog.parting import resume_point
 from streams.hub import DROPPED, END, Hub, Rewind, shown
 from streams.webhooks import Kicker
 
@@ -180,9 +180,8 @@ async def stream(request: web.Request) -> web.StreamResponse:
         if feed is None or feed.record is None:
             return _error(404, "not_found", f"No game {game_id!r}.")
         record, upto = feed.record, feed.seq   # the follower's queue holds everything after ``upto``
-        if after > upto:  # it saw events the log no longer has: from what the log's rollback notice says it kept
-            told = await asyncio.to_thread(went_back_to, context.store, game_id, after, RESUME_DEPTH)
-            after = upto if told is None else told
+        # A follower that may have seen events the log lost is started from what the log kept (eventlog.parting).
+        after = await asyncio.to_thread(resume_point, context.store, game_id, after, upto, RESUME_DEPTH)
         if feed.finished and after >= upto and fmt == SSE:
             return web.Response(status=204, headers=CORS)  # an EventSource reconnecting to a finished game stops
         response = web.StreamResponse(headers={**CORS, "Content-Type": f"{fmt}; charset=utf-8",

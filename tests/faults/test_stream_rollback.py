@@ -77,11 +77,13 @@ def test_followers_get_the_rollback_notice_and_every_event_after_it(api: Api, ga
     assert resumer.events(4) == log[head:], "a follower resuming past the head goes back to the notice"
     fresh = Stream(own_streams.url, game.id, fmt="ndjson")
     assert fresh.events(len(log)) == log, "a new follower gets the log as it is"
+    late = Stream(own_streams.url, game.id, fmt="sse", last_event_id=head + 3)  # a lost seq, now taken again
+    assert late.events(4) == log[head:], "a follower resuming inside the lost span goes back to the notice"
     after = _bid(api, game, "p4", 3)
-    for stream in (follower, resumer, fresh):
+    for stream in (follower, resumer, fresh, late):
         assert [e["hash"] for e in stream.events(1)] == [after["hash"]], "and goes on live"
         stream.close()
-    figures.record("stream rollback announced by the API", followers=3, lost=3, events_after=4,
+    figures.record("stream rollback announced by the API", followers=4, lost=3, events_after=4,
                    notice_s=round(noticed, 3))
 
 
