@@ -32,7 +32,8 @@ ENDPOINTS = ("method and path", "who", "does")
 
 
 def _endpoint(path: str) -> Row:
-    return next(row for row in tables(API_DOC, ENDPOINTS) if path in row["method and path"])
+    """The endpoints table's row whose first code span is ``path`` (``POST /v1/games``)."""
+    return next(row for row in tables(API_DOC, ENDPOINTS) if code_spans(row["method and path"])[0] == path)
 
 
 def _sketches_after(text: str, status: str) -> list[dict[str, Any]]:
@@ -63,6 +64,15 @@ def test_the_202_for_an_order_a_quit_and_a_gm_action_is_what_api_md_sketches(api
     gm_status, gm_answer = _gm(api, game, "gm.extend_deadline", seconds=60)
     assert (quit_status, gm_status) == (202, 202)
     assert matches(other, quit_answer) == [] and matches(other, gm_answer) == []
+
+
+def test_the_201_for_a_creation_and_a_sign_up_is_what_api_md_sketches(api: Api) -> None:
+    (created_sketch,) = _sketches_after(_endpoint("POST /v1/games")["does"], "201")
+    (joined_sketch,) = _sketches_after(_endpoint("POST /v1/games/{id}/players")["does"], "201")
+    status, created = api.post("/games", {"type": "extreme-ways"})
+    assert status == 201 and matches(created_sketch, created) == []
+    status, joined = api.post(f"/games/{created['game_id']}/players", {"name": "Ann"})
+    assert status == 201 and matches(joined_sketch, joined) == []
 
 
 def test_every_answer_a_doc_shows_has_the_apis_keys(api: Api) -> None:
