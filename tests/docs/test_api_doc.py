@@ -296,3 +296,60 @@ def test_the_clients_guide_names_only_codes_of_the_reference_with_their_status()
     for row in guide:
         for code in code_spans(row["codes"]):
             assert reference.get(code) == row["status"], (row.where, code, reference.get(code))
+
+
+# -- the events table -----------------------------------------------------------------------------------------------
+EVENTS = ("type", "data")
+MEMBERSHIP = {"outcome", "next", "result", "seed"}  # "what a membership change records (below)"
+
+
+def _data_keys(cell: str) -> tuple[set[str], set[str]]:
+    """(required, allowed) keys of an events-table cell: its first ``{a, b?, c: …}`` sketch (``?``: optional), and
+    what its prose adds (the code spans that are plain names, a membership change's keys)."""
+    sketched = code_spans(cell)[0]
+    depth, parts, part = 0, [], ""
+    for char in sketched.strip()[1:-1]:
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(part)
+            part = ""
+        else:
+            part += char
+    parts.append(part)
+    named = [re.match(r"\s*(\w+)(\??)", p) for p in parts]
+    required = {m.group(1) for m in named if m and not m.group(2)}
+    allowed = {m.group(1) for m in named if m} | {s for s in code_spans(cell)[1:] if re.fullmatch(r"\w+", s)}
+    return required, allowed | (MEMBERSHIP if "membership change" in cell else set())
+
+
+def _a_game_of_every_event(api: Api, ctx: Context) -> list[dict[str, Any]]:
+    """A coin toss that records every event type but a rollback: joins before and after the start, an order the GM
+    enters, every GM action, a resolution, a quit and an ejection; its log as the GM reads it."""
+    from tests.platform.helpers import run_queued_jobs
+
+    game = new_game(api, players=3, game_type="test-coin", start=False, options={"target": 5})
+    api.post(game.path("/players"), {"name": "Teamed", "team": "red"})
+    assert _start(api, game)[0] == 200
+    api.post(game.path("/actions"), {"type": "call", "side": "heads", "on_behalf_of": "p1"}, token=game.gm)
+    for kind, fields in (("gm.extend_deadline", {"seconds": 60}), ("gm.pause", {}), ("gm.resume", {}),
+                         ("gm.resolve_now", {})):
+        assert _gm(api, game, kind, **fields)[0] == 202, kind
+    run_queued_jobs(ctx)
+    assert api.post(game.path("/players"), {"name": "Late"})[0] == 201
+    assert api.post(game.path("/actions"), {"type": "quit"}, token=game.tokens["p2"])[0] == 202
+    assert _gm(api, game, "gm.eject", player_id="p3")[0] == 202
+    _, page = api.get(game.path("/events?limit=1000"), token=game.gm)
+    return page["events"]
+
+
+def test_every_event_type_records_the_data_api_md_lists(api: Api, ctx: Context) -> None:
+    rows = {t: row for row in tables(API_DOC, EVENTS) for t in code_spans(row["type"])}
+    events = _a_game_of_every_event(api, ctx)
+    assert set(rows) - {e["type"] for e in events} == {"log.rolled_back"}  # a rollback: tests/eventlog, faults
+    for event in events:
+        required, allowed = _data_keys(rows[event["type"]]["data"])
+        data = set(event["data"])
+        assert required <= data <= allowed, (rows[event["type"]].where, sorted(data), sorted(required), allowed)
