@@ -72,17 +72,19 @@ def chain_break(events: list[Event]) -> dict[str, Any] | None:
     return check_chain(events)[0]
 
 
-def check_chain(events: list[Event]) -> tuple[dict[str, Any] | None, int]:
+def check_chain(events: list[Event], first: int = 1, prev: str = GENESIS) -> tuple[dict[str, Any] | None, int]:
     """``chain_break``, and how many events from the first are JSON data (exactly dict, list, str, int, bool
     and None, within orjson's limits: what ``orjson.loads`` gives), as hashing them found: orjson writes any
-    part of those in its canonical form, with no further check (``plain_canonical_bytes``)."""
+    part of those in its canonical form, with no further check (``plain_canonical_bytes``).
+
+    ``first`` and ``prev``: the seq and prev_hash the first of ``events`` must have, to check a log a part at a
+    time (``eventlog.chained``); the seq of a break counts positions from ``first``."""
     bodies = _bodies(events)
     texts, json_data = plain_canonical_bytes_each(bodies)
-    if json_data == len(events) and _links_hold(events, texts):
+    if json_data == len(events) and _links_hold(events, texts, first, prev):
         return None, json_data
-    prev = GENESIS
     plain = 0
-    for index, (event, body, fast) in enumerate(zip(events, bodies, texts), start=1):
+    for index, (event, body, fast) in enumerate(zip(events, bodies, texts), start=first):
         if event.get("seq") != index:
             return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}, plain
         if event.get("prev_hash") != prev:
@@ -93,23 +95,23 @@ def check_chain(events: list[Event]) -> tuple[dict[str, Any] | None, int]:
             return {"seq": index, "problem": f"event is not canonical JSON: {exc}"}, plain
         if event.get("hash") != expected:
             return {"seq": index, "problem": "hash does not match the event's content"}, plain
-        if index <= json_data and plain == index - 1:
-            plain = index
+        if index - first < json_data and plain == index - first:
+            plain = index - first + 1
         prev = event["hash"]
     if len(bodies) < len(events):
-        return {"seq": len(bodies) + 1, "problem": "event is not an object"}, plain
+        return {"seq": first + len(bodies), "problem": "event is not an object"}, plain
     return None, plain
 
 
-def _links_hold(events: list[Event], texts: list[bytes]) -> bool:
+def _links_hold(events: list[Event], texts: list[bytes], first: int = 1, prev: str = GENESIS) -> bool:
     """Every event's seq, prev_hash and hash right, told for the whole log at once (the usual answer), given
     the canonical bytes of every body: False where the event-by-event check must say which is wrong.
     Hashes compared as exactly str, so that equality is the strings' own."""
     hashes = [event.get("hash") for event in events]
     prevs = [event.get("prev_hash") for event in events]
-    if not ([event.get("seq") for event in events] == list(range(1, len(events) + 1))
+    if not ([event.get("seq") for event in events] == list(range(first, first + len(events)))
             and set(map(type, hashes)) <= STR_ONLY >= set(map(type, prevs))
-            and prevs[:1] == [GENESIS] and prevs[1:] == hashes[:-1]):
+            and prevs[:1] == [prev] and prevs[1:] == hashes[:-1]):
         return False
     try:
         links = [prev.encode("ascii") + text for prev, text in zip(prevs, texts)]

@@ -5,7 +5,7 @@ The same report serves ``GET /audit`` (from the store), ``POST /v1/replays/verif
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -13,7 +13,8 @@ from engines.canonical import plain_canonical_bytes, same_canonical, sha256_hex
 from engines.contract import RuleError
 from engines.gate import admit
 from engines.rng import Rng
-from eventlog.events import GENESIS, Event, check_chain, event_hash
+from eventlog.chained import Chained
+from eventlog.events import GENESIS, Event, event_hash
 from replays.fold import (MEMBERSHIP, FoldError, Folding, Record, apply, check_envelope, departed, empty, engine_for,
                           envelope_problem, players_for_engine)
 
@@ -23,24 +24,20 @@ VIEW_FORMAT = "arbiter-view/1"  # one viewer's export of a game whose log stays 
 RECOMPUTED = frozenset({"game.started", "phase.resolved", *MEMBERSHIP})
 
 
-def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
-    """Check the chain, re-fold, and recompute every recorded draw and outcome."""
-    broken, plain = check_chain(events)
+def audit(events: Iterable[Event], seed: str | None) -> dict[str, Any]:
+    """Check the chain, re-fold, and recompute every recorded draw and outcome.  ``events`` may stream in (a
+    large export being read): they are checked a part at a time (``Chained``) and never all held."""
+    chain = Chained(events)
     divergences: list[dict[str, Any]] = []
-    if broken:
-        divergences.append({**broken, "check": "hash_chain"})
     folding = Folding()
     record: Record = folding.record
     checked = 0
-    for position, event in enumerate(events, start=1):
-        if broken and position >= broken["seq"]:
-            break  # nothing after a broken link can be trusted (chain_break counts seqs by position)
+    for _position, event, known_plain in chain:  # up to a broken link: nothing after it can be trusted
         try:
             step = check_envelope(record, event)  # so that the checks below may read its fields
         except FoldError as exc:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
-        known_plain = position <= plain  # as hashing it found: see _same
         finding = _guarded(_recompute, record, event, seed, known_plain)
         try:
             folded = folding.apply(event, step)
@@ -58,18 +55,22 @@ def audit(events: list[Event], seed: str | None) -> dict[str, Any]:
             if finding:
                 divergences.append({"seq": event["seq"], "check": "recompute", **finding})
         record = folded
+    chain.finish()
+    broken = chain.broken
+    if broken:
+        divergences.insert(0, {**broken, "check": "hash_chain"})
     if seed is not None and record.get("seed_commitment") and sha256_hex(seed) != record["seed_commitment"]:
         divergences.insert(0, {"seq": 1, "check": "seed",
                                "problem": "the seed does not match the published commitment"})
     return {
         "ok": not divergences,
         "game_id": record.get("game_id"),
-        "events": len(events),
+        "events": chain.count,
         "hash_chain": {
             "ok": broken is None,
             "first_broken_seq": broken["seq"] if broken else None,
             "problem": broken["problem"] if broken else None,
-            "head_hash": events[-1].get("hash") if events and isinstance(events[-1], dict) else None,
+            "head_hash": chain.head_hash,
         },
         "outcomes": {"checked": checked,
                      "seed": "used" if seed is not None else "not available: outcomes not recomputed"},
@@ -282,18 +283,18 @@ def export_view(record: Record, shown: list[Event], viewer: str) -> dict[str, An
     }
 
 
-def verify_view(document: dict[str, Any]) -> dict[str, Any]:
+def verify_view(document: dict[str, Any], events: Iterable[Any] | None = None) -> dict[str, Any]:
     """Check one viewer's export (``export_view``): every seq and link, and the hash of every event shown whole (an
-    event shown cut has no salt: its hash is taken on trust, linked between its neighbours)."""
-    events = document.get("events")
-    if not isinstance(events, list) or not events:
-        raise ValueError("an export needs a non-empty 'events' list")
+    event shown cut has no salt: its hash is taken on trust, linked between its neighbours).  ``events``: the
+    document's events as they stream in (``replays.export_stream``), else its "events" list."""
+    if events is None:
+        events = document.get("events")
+        if not isinstance(events, list) or not events:
+            raise ValueError("an export needs a non-empty 'events' list")
     divergences: list[dict[str, Any]] = []
     prev, whole = GENESIS, 0
-    for position, event in enumerate(events, start=1):
-        problem = envelope_problem(event)
-        if problem is not None:
-            raise ValueError(f"events[{position - 1}] (seq {position}) is not an event: {problem}")
+    position = 0
+    for position, event in enumerate(_shaped(events), start=1):
         if event.get("seq") != position or event.get("prev_hash") != prev:
             divergences.append({"seq": position, "check": "hash_chain",
                                 "problem": "the seq or prev_hash does not follow the previous event"})
@@ -309,14 +310,16 @@ def verify_view(document: dict[str, Any]) -> dict[str, Any]:
                                     "problem": "hash does not match the event's content"})
                 break
         prev = event.get("hash")
+    if position == 0:
+        raise ValueError("an export needs a non-empty 'events' list")
     claimed = document.get("head_hash")
     if not divergences and claimed is not None and claimed != prev:
-        divergences.append({"seq": len(events), "check": "head_hash",
+        divergences.append({"seq": position, "check": "head_hash",
                             "problem": "the file's head_hash is not the hash of its last event"})
     return {
         "ok": not divergences,
         "game_id": document.get("game_id"),
-        "events": len(events),
+        "events": position,
         "hash_chain": {"ok": not divergences, "first_broken_seq": divergences[0]["seq"] if divergences else None,
                        "problem": divergences[0]["problem"] if divergences else None, "head_hash": prev,
                        "whole_events_checked": whole},
@@ -340,17 +343,32 @@ def verify(document: Any) -> dict[str, Any]:
     events = document.get("events")
     if not isinstance(events, list) or not events:
         raise ValueError("an export needs a non-empty 'events' list")
+    return verify_events(document, events)
+
+
+def verify_events(header: dict[str, Any], events: Iterable[Any]) -> dict[str, Any]:
+    """``verify`` of an export whose header fields (``export`` but its events) are ``header``, its events
+    ``events``, which may stream in (``replays.export_stream``: a large file is never held whole).  An event
+    without the shape of one stops the check with a ValueError, as ``verify`` refuses it."""
+    seed = header.get("seed")
+    if seed is not None and not isinstance(seed, str):
+        raise ValueError("'seed' must be a string or null")
+    report = audit(_shaped(events), seed)
+    if report["events"] == 0:
+        raise ValueError("an export needs a non-empty 'events' list")
+    claimed = header.get("head_hash")
+    if report["hash_chain"]["ok"] and claimed is not None and claimed != report["hash_chain"]["head_hash"]:
+        report["ok"] = False
+        report["divergences"].append({"seq": report["events"], "check": "head_hash",
+                                      "problem": "the file's head_hash is not the hash of its last event"})
+    return report
+
+
+def _shaped(events: Iterable[Any]) -> Iterator[Event]:
+    """The events, each checked to have the shape of an event as it comes (a ValueError names the first that has
+    not)."""
     for position, event in enumerate(events, start=1):
         problem = envelope_problem(event)
         if problem is not None:
             raise ValueError(f"events[{position - 1}] (seq {position}) is not an event: {problem}")
-    seed = document.get("seed")
-    if seed is not None and not isinstance(seed, str):
-        raise ValueError("'seed' must be a string or null")
-    report = audit(events, seed)
-    claimed = document.get("head_hash")
-    if report["hash_chain"]["ok"] and claimed is not None and claimed != report["hash_chain"]["head_hash"]:
-        report["ok"] = False
-        report["divergences"].append({"seq": len(events), "check": "head_hash",
-                                      "problem": "the file's head_hash is not the hash of its last event"})
-    return report
+        yield event

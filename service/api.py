@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import io
 import threading
 from typing import Any, Callable
 
@@ -12,7 +13,7 @@ from redis.exceptions import RedisError
 
 from engines import registry
 from engines.contract import GM, PUBLIC, Viewer
-from replays import audit as audits
+from replays import audit as audits, export_stream
 from replays import proofs
 from replays.fold import FoldError, Record, apply, empty, fold
 from replays.views import event_for, game_for, opens_at_end, viewer_of
@@ -26,7 +27,7 @@ from runtime import checkpoints
 from runtime.context import Context
 from service import listing
 from service.errors import ApiError, corrupt_log, forbidden, not_found, unauthorized
-from service.http import client_address, int_arg, json_body, reply
+from service.http import body_bytes, client_address, int_arg, json_body, json_shaped, reply
 from service.schemas import GM_ACTIONS, loose_booleans, seed_warnings
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
@@ -486,7 +487,7 @@ def report(game_id: str) -> Any:
 # Verifying a whole export costs memory (a 31 MiB export grew a worker by ~600 MiB): each API process verifies at
 # most VERIFY_AT_ONCE at a time (more get 503 busy before their body is read), each client address may start
 # VERIFY_PER_MINUTE verifications of exports over VERIFY_SMALL a minute, and the process gives the memory back.
-VERIFY_AT_ONCE = 1  # a 31 MiB export peaks at ~500 MiB in the verifying process (docs/reliability.md)
+VERIFY_AT_ONCE = 1  # a 31 MiB export: its bytes and the audit's part (docs/reliability.md)
 VERIFY_PER_MINUTE = 10   # of the large ones, per client address
 VERIFY_SMALL = 1024 * 1024  # an export up to this size costs little and is not counted (most games' are far smaller)
 _verifying = threading.BoundedSemaphore(VERIFY_AT_ONCE)
@@ -500,19 +501,24 @@ def verify() -> Any:
         raise ApiError(503, "busy", f"This server is verifying {VERIFY_AT_ONCE} exports already; retry in a few "
                        "seconds, or run `arbiter verify FILE` on your own machine.", headers={"Retry-After": "5"})
     try:
-        document = json_body(limit=VERIFY_LIMIT)
-        request._cached_data = b""  # type: ignore[attr-defined]  # the raw body is parsed: let it go now
+        raw = body_bytes(VERIFY_LIMIT)
+        json_shaped(raw, request.mimetype, VERIFY_LIMIT)
+        request._cached_data = b""  # type: ignore[attr-defined]  # held here alone, let go as soon as it is read
+        source = io.BytesIO(raw)
+        del raw
         try:
-            report = audits.verify(document)
+            report, document = export_stream.verify(source)  # read as it streams: never parsed whole
             given, vkeys = document.get("notes") or [], document.get("vkeys")
             if not isinstance(given, list) or not isinstance(vkeys, (list, type(None))):
                 raise ValueError("'notes' and 'vkeys' are lists")
             return reply(proofs.check(document, report, given, proofs.verifiers(vkeys) if vkeys is not None else
                                       ctx().keys.verifiers(), "given" if vkeys is not None else "this server's"))
+        except export_stream.NotJson as exc:
+            raise ApiError(400, exc.code, str(exc), {"key": exc.key} if exc.key is not None else None) from exc
         except ValueError as exc:
             raise ApiError(422, "not_an_export", str(exc), {"format": [str(exc)]}) from exc
         finally:
-            del document
+            source.close()
     finally:
         _verifying.release()
         _give_memory_back()

@@ -15,31 +15,27 @@ from service.errors import ApiError
 def json_body(allow_empty: bool = False, limit: int | None = None) -> dict[str, Any]:
     """The request body as a JSON object, or a 400/413 that says what is wrong.  ``limit``: an endpoint's
     own, instead of the app's (which MAX_CONTENT_LENGTH already holds the stream to, plus one byte)."""
-    if limit is None:
-        limit = current_app.config["ARBITER_MAX_BODY"]
-    else:
-        request.max_content_length = limit + 1
+    limit = current_app.config["ARBITER_MAX_BODY"] if limit is None else limit
+    return parse_object(body_bytes(limit), request.mimetype, limit, allow_empty)
+
+
+def body_bytes(limit: int) -> bytes:
+    """The request body's bytes, or a 413 past ``limit`` (set as the request's own maximum: a chunked body is read
+    no further)."""
+    request.max_content_length = limit + 1
     if request.content_length is not None and request.content_length > limit:
         raise too_large(limit)
     try:
-        raw = request.get_data(cache=True)  # stops reading past request.max_content_length (a chunked body)
+        return request.get_data(cache=True)
     except RequestEntityTooLarge as exc:
         raise too_large(limit) from exc
-    return parse_object(raw, request.mimetype, limit, allow_empty)
 
 
 def parse_object(raw: bytes, mimetype: str | None, limit: int, allow_empty: bool = False) -> dict[str, Any]:
     """A request body as a JSON object, or the 400/413/415 that says what is wrong with it: the API's and the stream
     process's bodies (streams/server.py) are read by this one function."""
-    if len(raw) > limit:
-        raise too_large(limit)
-    if not raw.strip():
-        if allow_empty:
-            return {}
-        raise ApiError(400, "empty_body", "The request body is empty; send a JSON object.")
-    if not is_json(mimetype):
-        raise ApiError(415, "unsupported_media_type", "Send the body with 'Content-Type: application/json'.",
-                       {"content_type": mimetype or None})
+    if not json_shaped(raw, mimetype, limit, allow_empty):
+        return {}
     # Keys first: that pass keeps nothing, so a large body's parsed objects are not held while it runs.
     duplicate = first_duplicate_key(raw)
     try:
@@ -72,6 +68,21 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> None:
             raise _Duplicate(key)
         seen.add(key)
     return None  # only the keys are checked here: nothing is built
+
+
+def json_shaped(raw: bytes, mimetype: str | None, limit: int, allow_empty: bool = False) -> bool:
+    """What is checked of a body before it is parsed: within ``limit``, sent as JSON, and not empty (False: empty,
+    and ``allow_empty``); else the 400/413/415 that says what is wrong."""
+    if len(raw) > limit:
+        raise too_large(limit)
+    if not raw.strip():
+        if allow_empty:
+            return False
+        raise ApiError(400, "empty_body", "The request body is empty; send a JSON object.")
+    if not is_json(mimetype):
+        raise ApiError(415, "unsupported_media_type", "Send the body with 'Content-Type: application/json'.",
+                       {"content_type": mimetype or None})
+    return True
 
 
 def first_duplicate_key(raw: bytes) -> str | None:
