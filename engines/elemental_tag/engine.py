@@ -6,7 +6,6 @@ rounds until one team is left.  ``state["turn"]`` numbers the resolutions (1 bid
 """
 from __future__ import annotations
 
-
 from engines.canonical import roundtrip
 from engines.contract import GM, JSON, ActionType, Meta, Phase, State, Viewer, not_now
 from engines.elemental_tag import bots, orders, rules, schemas, views
@@ -195,7 +194,7 @@ class ElementalTag(Versioned):
         if change["kind"] == "join":
             if state["stage"] == "over":
                 raise not_now("rule 5: late sign-ups", "The game is over.")
-            if not rules.joins_as_at_the_start(state, self.rulings):
+            if rules.is_late_sign_up(state):
                 left = len(state["players"])
                 if left < state["options"]["late_join_min_players"]:
                     raise not_now("rule 5: late sign-ups",

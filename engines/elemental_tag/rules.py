@@ -338,11 +338,18 @@ def _form_teams(state: State, board: Board, events: list[JSON], draws: JSON, rng
 
 
 # -- Late sign-ups, quitting, ejection by the GM ------------------------------------------------
+def is_late_sign_up(state: State) -> bool:
+    """Ruling 15: a sign-up after the start is late (six players must remain), unless the bids are open and the
+    house rule ``round_one_signups`` lets it join as if it came in time."""
+    return state["stage"] != "bidding" or not state["options"]["round_one_signups"]
+
+
 def joins_as_at_the_start(state: State, rulings: Rulings) -> bool:
-    """Ruling 15: a sign-up while the bids are open joins as if it came in time only under the house rule
-    ``round_one_signups`` (version 1.0.0: always); else it is a late sign-up, as the rulebook says."""
-    return state["stage"] == "bidding" and (state["options"]["round_one_signups"]
-                                            or not rulings.round_one_signups_is_an_option)
+    """Ruling 15: whether a sign-up joins its element's team (or the underworld with 25 points) as at the start;
+    else it is a newcomer of the underworld.  Version 1.0.0 joined as at the start whenever the bids were open."""
+    if rulings.round_one_signups_is_an_option:
+        return not is_late_sign_up(state)
+    return state["stage"] == "bidding"
 
 
 def join(state: State, player: JSON, rng: Rng, rulings: Rulings) -> JSON:

@@ -25,7 +25,8 @@ class Rulings(versioning.Rulings):
     # one change per bid.
     bids_paid_per_team: bool
     # Ruling 15: a sign-up while the bids are open joins as at the start only with ``round_one_signups`` (else it
-    # is a late sign-up, as the rulebook says); 1.0.0 always joined as at the start.
+    # is a late sign-up, as the rulebook says); 1.0.0 joined as at the start whenever the bids were open (without
+    # the option it only asked, as for a late sign-up, that six players remain).
     round_one_signups_is_an_option: bool
 
 

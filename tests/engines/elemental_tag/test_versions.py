@@ -2,7 +2,10 @@
 (versions.py), so the fixes of issue 30 never rewrite a recorded game."""
 from __future__ import annotations
 
+import pytest
+
 from engines import registry
+from engines.contract import RuleError
 from engines.driver import change_members, player_list, run_phase, start
 from engines.elemental_tag.board import resolve_moves
 from engines.elemental_tag.engine import ENGINE, ENGINES
@@ -41,9 +44,16 @@ def test_version_1_0_0_announces_each_bid() -> None:
 
 
 def test_version_1_0_0_joins_a_sign_up_during_the_bids_as_at_the_start() -> None:
-    played = start(V1_0, {"round_one_signups": False}, player_list(3, [{}, {}, {"element": "air"}]), "late")
-    change_members(V1_0, played, "join", {"id": "p4", "name": "Dee", "fields": {"element": "air"}})
-    assert members(played.final, "p4") == ["p3", "p4"] and points(played.final, "p4") == 45
+    """Without round_one_signups it still asked that six players remain, then joined the team all the same."""
+    played = start(V1_0, {"round_one_signups": False}, player_list(7, FIRE3_WATER2_ALONE2), "late")
+    change_members(V1_0, played, "join", {"id": "p8", "name": "Hal", "fields": {"element": "fire"}})
+    assert members(played.final, "p8") == ["p1", "p2", "p3", "p8"] and points(played.final, "p8") == 45
+    few = start(V1_0, {"round_one_signups": False}, player_list(3, [{}, {}, {"element": "air"}]), "late")
+    with pytest.raises(RuleError, match="at least 6 players"):
+        change_members(V1_0, few, "join", {"id": "p4", "name": "Dee", "fields": {"element": "air"}})
+    house = start(V1_0, {"round_one_signups": True}, player_list(3, [{}, {}, {"element": "air"}]), "late")
+    change_members(V1_0, house, "join", {"id": "p4", "name": "Dee", "fields": {"element": "air"}})
+    assert members(house.final, "p4") == ["p3", "p4"]
 
 
 def test_a_1_0_0_log_without_round_one_signups_keeps_its_default_true() -> None:
