@@ -9,12 +9,13 @@ for the audit (``replays.audit.verify_events``).  The source must be seekable: a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterable, Iterator
 
 import ijson
 from ijson.common import ObjectBuilder
 
-from replays import audit
+from eventlog import notes as signed
+from replays import audit, proofs
 
 # yajl (ijson's C backend) refuses integers beyond 64 bits, which orjson and JSON allow: a file holding one (never
 # an export Arbiter writes) is read again by ijson's pure-Python parser, slower but exact.
@@ -110,11 +111,11 @@ def events(source: BinaryIO, parser: Any = ijson) -> Iterator[Any]:
     return parser.items(source, "events.item", use_float=True)
 
 
-def verify(source: BinaryIO, links: bool | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def verify(source: BinaryIO, notes: Iterable[Any] = ()) -> tuple[dict[str, Any], dict[str, Any]]:
     """``replays.audit.verify`` of the export in ``source``, read as it streams: ``NotJson`` if it is not one JSON
     object, a ValueError if it is not an export.  Also the export as ``replays.proofs.check`` reads it: its header
-    fields, and each event's seq, hash and prev_hash (``links``; by default only if it holds signed notes or
-    checkpoints: about a file's size of memory, which a file without them does not need)."""
+    fields, and its events as the signed notes need them: the seq, hash and prev_hash of each event a note names
+    (the file's notes and checkpoints, and ``notes``), an empty object for every other."""
     parser: Any = ijson
     try:
         header = read_header(source)
@@ -128,10 +129,9 @@ def verify(source: BinaryIO, links: bool | None = None) -> tuple[dict[str, Any],
         raise ValueError(f"not an Arbiter export: 'format' must be {audit.EXPORT_FORMAT!r}")
     if header.events_kind != "array" or not header.events:
         raise ValueError("an export needs a non-empty 'events' list")
+    wanted = _named_seqs([*notes, *_listed(header.fields, "notes"), *_listed(header.fields, "checkpoints")])
     kept: list[dict[str, Any]] = []
-    if links is None:
-        links = bool(header.fields.get("notes") or header.fields.get("checkpoints"))
-    streamed = _linked(events(source, parser), kept) if links else events(source, parser)
+    streamed = _linked(events(source, parser), kept, wanted)
     if kind == audit.VIEW_FORMAT:
         report = audit.verify_view(header.fields, streamed)
     else:
@@ -139,11 +139,31 @@ def verify(source: BinaryIO, links: bool | None = None) -> tuple[dict[str, Any],
     return report, {**header.fields, "events": kept}
 
 
-def _linked(events: Iterator[Any], kept: list[dict[str, Any]]) -> Iterator[Any]:
-    """``events``, keeping each one's place in the chain (what a signed note is checked against)."""
+_ELSEWHERE: dict[str, Any] = {}  # every event no note names: one shared object, a pointer each
+
+
+def _linked(events: Iterator[Any], kept: list[dict[str, Any]], wanted: set[int]) -> Iterator[Any]:
+    """``events``, keeping the place in the chain of each one whose seq is ``wanted``."""
     for event in events:
-        if isinstance(event, dict):
-            kept.append({name: event.get(name) for name in ("seq", "hash", "prev_hash")})
-        else:
-            kept.append({})
+        seq = event.get("seq") if isinstance(event, dict) else None
+        kept.append({name: event.get(name) for name in ("seq", "hash", "prev_hash")} if seq in wanted
+                    else _ELSEWHERE)
         yield event
+
+
+def _listed(fields: dict[str, Any], name: str) -> list[Any]:
+    value = fields.get(name)
+    return value if isinstance(value, list) else []
+
+
+def _named_seqs(notes: list[Any]) -> set[int]:
+    """The seqs these notes name, read without checking their signatures (``proofs.check`` does that): only to
+    know which events to keep for it."""
+    seqs = set()
+    for item in notes:
+        try:
+            note = proofs.note_of(item)
+            seqs.add(signed.parse_checkpoint(note[: note.rfind("\n\n") + 1]).size)
+        except ValueError:  # not a note (NoteError is one): proofs.check says so
+            continue
+    return seqs
