@@ -303,6 +303,9 @@ class GameSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(required=True)
     store = fields.Dict(required=True)
+    stream_url = fields.String(required=True, allow_none=True, metadata={
+        "description": "Where this server's stream process is (ARBITER_STREAM_URL, ending in /v1): the live paths "
+                       "(stream, stream tickets, webhooks) are served there; null if the server names none."})
 
 
 class StartedSchema(Schema):

@@ -138,7 +138,7 @@ def health() -> Any:
         raise
     except Exception as exc:
         raise ApiError(503, "store_unavailable", "The event store is not reachable.") from exc
-    body: dict[str, Any] = {"status": status, "store": store}
+    body: dict[str, Any] = {"status": status, "store": store, "stream_url": ctx().settings.stream_url}
     if rollbacks:  # the store lost writes (replays/loader.py): operators must hear of it
         body["log_rollbacks"] = [{**r, "message": f"game {r['game_id']}: the log went back from seq "
                                   f"{r['from_seq']} to {r['to_seq']} (found {r['at']})"} for r in rollbacks]

@@ -18,8 +18,8 @@ from service import answers, schemas
 from service.http import reply
 from service.openapi.events import event_schemas
 from service.openapi.games import game_schemas, gm_orders, join_json_schema
-from service.openapi.live import follow_live
-from service.openapi.parts import NO_STORE, clean, error_responses, nullable_ref, pascal, ref
+from service.openapi.live import follow_live, with_stream_server
+from service.openapi.parts import NO_STORE, clean, conditional, error_responses, nullable_ref, pascal, ref
 from service.openapi.paths import LINKS, paths
 
 
@@ -78,12 +78,14 @@ def document() -> dict[str, Any]:
     spec.components.schema("Join", {"anyOf": [ref(f"{pascal(e.meta.name)}Join") for e in engines],
                                     "description": "A name plus the game type's own sign-up fields."})
     for path, operations in paths(engines):
-        for operation in operations.values():
+        for method, operation in operations.items():
             for code, links in LINKS.get(operation["operationId"], {}).items():
                 operation["responses"][code]["links"] = links
-            # Any token is checked against the throttle; anything that reads the store can find it unreachable.
+            # Any token is checked against the throttle; anything that reads the store can find it unreachable; any
+            # request line or headers can be too long.
             extra = ([429] if "401" in operation["responses"] else []) + ([503] if path not in NO_STORE else [])
-            operation["responses"].update(error_responses(*extra))
+            operation["responses"].update(error_responses(*extra, 414, 431))
+            conditional(path, method, operation)
         spec.path(path=path, operations=operations)
     document = clean(spec.to_dict())
     # Responses may grow new fields (the API promises to extend freely): only request
@@ -120,7 +122,9 @@ def renamed(document: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
 
 
 def register_openapi(app: Flask) -> None:
-    app.add_url_rule("/v1/openapi.json", "openapi", lambda: reply(document()))
+    """``/v1/openapi.json``, its live paths naming this server's stream process (``ARBITER_STREAM_URL``) if set."""
+    served = with_stream_server(document(), app.config["ARBITER_SETTINGS"].stream_url)
+    app.add_url_rule("/v1/openapi.json", "openapi", lambda: reply(served))
 
 
 def players(engine: Engine) -> dict[str, Any]:

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.openapi.parts import error_responses, game_id_param, ref, request_body, responses
+import orjson
+
+from service.openapi.parts import error_responses, game_id_param, query_param, ref, request_body, responses
 
 
 def live_schemas() -> dict[str, dict[str, Any]]:
@@ -51,15 +53,15 @@ def live_schemas() -> dict[str, dict[str, Any]]:
     }
 
 
-STREAM = ("Served by the stream process (`arbiter stream`, port 8001 under `arbiter up`), not the API, as are "
-          "the stream tickets and the webhooks below (x-live). `GET /v1/games/{game_id}/stream` sends the caller's "
-          "view of every new event as it is recorded, redacted as /events redacts it. `Accept: text/event-stream` "
-          "(SSE; `id:` is the seq, resume with Last-Event-ID; `event: end` after the final event) or "
-          "`application/x-ndjson` (default; one Event per line, an empty line as heartbeat, a last StreamEnd line). "
-          "`?after=SEQ` (or Last-Event-ID) first sends what was missed. Authenticate with `Authorization: Bearer`, "
-          "or, from a browser EventSource, `?ticket=` from POST /v1/games/{game_id}/stream-tickets; none for the "
-          "public view. 401 for a bad token or ticket, 404 for no such game, 422 for a bad after or format, 204 to "
-          "an SSE client resuming after the end.")
+STREAM = ("Served by the stream process (`arbiter stream`, port 8001 under `arbiter up`; GET /v1/health's "
+          "stream_url says where), not the API, as are the stream tickets and the webhooks (these paths' servers). "
+          "`GET /v1/games/{game_id}/stream` sends the caller's view of every new event as it is recorded, redacted "
+          "as /events redacts it. `Accept: text/event-stream` (SSE; `id:` is the seq, resume with Last-Event-ID; "
+          "`event: end` after the final event) or `application/x-ndjson` (default; one Event per line, an empty "
+          "line as heartbeat, a last StreamEnd line). `?after=SEQ` (or Last-Event-ID) first sends what was missed. "
+          "Authenticate with `Authorization: Bearer`, or, from a browser EventSource, `?ticket=` from "
+          "POST /v1/games/{game_id}/stream-tickets; none for the public view. 401 for a bad token or ticket, 404 "
+          "for no such game, 422 for a bad after or format, 204 to an SSE client resuming after the end.")
 
 
 def _live_paths() -> dict[str, dict[str, Any]]:
@@ -102,18 +104,54 @@ def _live_paths() -> dict[str, dict[str, Any]]:
     }
 
 
+STREAM_SERVER = "http://127.0.0.1:8001"  # `arbiter up`'s stream process, unless the server names its own
+
+
+def _stream_path() -> dict[str, Any]:
+    """``GET /v1/games/{game_id}/stream``: one line (NDJSON) or message (SSE) per event, then the end."""
+    line = {"oneOf": [ref("Event"), ref("StreamEnd")], "description": "One line: an Event, or the last line, "
+            "StreamEnd (an empty line is a heartbeat)."}
+    return {"get": {
+        "operationId": "followGame", "tags": ["Live"], "summary": "Follow a game: the caller's view of every event "
+        "as it is recorded, after what was missed", "description": STREAM, "parameters": [
+            game_id_param(),
+            query_param("after", "Send the events after this seq first (default 0: the whole log)"),
+            {"name": "format", "in": "query", "required": False, "schema": {"type": "string", "enum": [
+                "ndjson", "sse"]}, "description": "Instead of Accept: ndjson (the default) or sse."},
+            {"name": "ticket", "in": "query", "required": False, "schema": {"type": "string"}, "description":
+             "A stream ticket (createStreamTicket), for a browser's EventSource, which cannot send a token."},
+            {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"},
+             "description": "What an EventSource resumes after (the seq of the last event it got): as after."}],
+        "responses": {
+            "200": {"description": "The events, one per line (NDJSON) or message (SSE), as they are recorded; the "
+                    "answer ends after the game's last event with a StreamEnd.", "content": {
+                        "application/x-ndjson": {"schema": line},
+                        "text/event-stream": {"schema": {"type": "string", "description": "SSE: id is the seq, "
+                                              "data an Event; event: end with a StreamEnd."}}}},
+            "204": {"description": "An SSE client resuming after the end of a finished game: nothing more comes."},
+            **error_responses(401, 404, 422)}}}
+
+
 def follow_live(document: dict[str, Any]) -> None:
-    """Add following games live to the assembled document.  The stream, the stream tickets and the webhooks are
-    served by the stream process (``arbiter stream``), not by this API, so they are not among ``paths`` (whose
-    operations all answer at this server): they are under ``x-live``, in the shape of ``paths`` (the webhook
-    deliveries as a callback), with their schemas in the components and a Live tag."""
+    """Add following games live to the assembled document: the stream, the stream tickets and the webhooks, with
+    their schemas and a Live tag.  The stream process (``arbiter stream``) serves them, not this API: each of their
+    paths names it in ``servers`` (a generated client calls them with a client whose base URL is the stream process:
+    ``GET /v1/health``'s ``stream_url`` without its ``/v1``)."""
     document["components"]["schemas"].update(live_schemas())
-    paths = _live_paths()
-    for operations in paths.values():
-        for operation in operations.values():
+    paths = {"/v1/games/{game_id}/stream": _stream_path(), **_live_paths()}
+    for item in paths.values():
+        for operation in item.values():
             operation["responses"].update(error_responses(429, 503))
+        item["servers"] = [{"url": STREAM_SERVER, "description": "The stream process (arbiter stream): "
+                            "GET /v1/health's stream_url, without /v1."}]
     document["tags"].append({"name": "Live", "description": STREAM})
-    document["x-live"] = {"server": "the stream process", "paths": paths, "stream": {
-        "path": "/v1/games/{game_id}/stream", "server": "the stream process", "description": STREAM,
-        "formats": {"application/x-ndjson": ref("Event"), "text/event-stream": ref("Event")},
-        "end": ref("StreamEnd")}}
+    document["paths"].update(paths)
+
+
+def with_stream_server(document: dict[str, Any], stream_url: str | None) -> dict[str, Any]:
+    """``document`` naming the server's own stream process (``ARBITER_STREAM_URL``) in the live paths' servers."""
+    if not stream_url:
+        return document
+    text = orjson.dumps(document).decode().replace(f'"url":"{STREAM_SERVER}"',
+                                                   orjson.dumps({"url": stream_url.removesuffix("/v1")}).decode()[1:-1])
+    return orjson.loads(text)

@@ -16,6 +16,8 @@ ERRORS = {
     404: "Unknown game or resource.",
     409: "Not allowed now (phase closed, deadline passed, not your turn, game not running).",
     413: "The body is too large.",
+    414: "uri_too_long: the request line is over the server's limit (4 KiB).",
+    431: "headers_too_large: the headers are over the server's limit (8 KiB).",
     422: "Well-formed but invalid: schema error or a rule of the game.",
     429: "too_many_bad_tokens: too many invalid tokens for this game from this address; retry in a minute.",
     503: "Retry later: store_unavailable (the event store is unreachable; Retry-After says when), busy (too "
@@ -151,3 +153,20 @@ def nullable_ref(prop: dict[str, Any]) -> None:
     if len(refs) == 1 and any(o.get("nullable") and "$ref" not in o for o in options):
         del prop["anyOf"]
         prop.update(allOf=refs, nullable=True)
+
+
+CONDITIONAL = ("/{game_id}", "/events", "/replay", "/report", "/board.svg")  # reads answering ETag and 304
+
+
+def conditional(path: str, method: str, operation: dict[str, Any]) -> None:
+    """A read of a game answers an ``ETag``, and ``304`` with no body to a client whose ``If-None-Match`` holds it."""
+    if method != "get" or not path.endswith(CONDITIONAL):
+        return
+    operation["parameters"] = [*operation.get("parameters", []), {  # a new list: operations share theirs
+        "name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
+        "description": "The ETag of the answer you hold: 304 with no body while nothing new is recorded for you."}]
+    operation["responses"]["200"]["headers"] = {"ETag": {"schema": {"type": "string"}, "description": "This answer's "
+                                                         "tag (it starts with the game's head seq): send it back as "
+                                                         "If-None-Match."}}
+    operation["responses"]["304"] = {"description": "Not Modified: the answer you hold (If-None-Match) is current; "
+                                     "no body.", "headers": {"ETag": {"schema": {"type": "string"}}}}

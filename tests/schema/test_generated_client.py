@@ -336,3 +336,40 @@ def test_the_document_the_client_came_from_is_the_one_served(generated: Generate
     """Generated from the live document, not a copy: it is what /v1/openapi.json serves now."""
     served = generated.app.test_client().get("/v1/openapi.json").get_json()
     assert json.loads((generated.root / "openapi.json").read_text()) == served
+
+
+def test_the_live_operations_and_conditional_reads_through_the_generated_client(
+        generated: Generated, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a bot uses beyond the API's own operations, typed: /v1/health names the stream process; a client whose
+    base URL is it (the Live paths' servers) gets a stream ticket, registers, lists, reads and deletes a webhook and
+    follows a finished game to its StreamEnd; and a read with If-None-Match gets its 304 (no UnexpectedStatus)."""
+    from tests.streams.conftest import StreamServer
+
+    m, table = generated.model, Table(generated, "sxyzm-cyclone")
+    table.play()
+    streams = StreamServer(generated.ctx)
+    streams.start()
+    monkeypatch.setenv("ARBITER_WEBHOOKS_ALLOW_PRIVATE", "1")  # the hook's URL is on this host
+    try:
+        health = table.call("Service", "getHealth", client=generated.client())
+        assert isinstance(health, m("Health")) and health.stream_url is None  # this app names none
+        live = generated.package.AuthenticatedClient(base_url=streams.url.removesuffix("/v1"), token=table.gm.token,
+                                                     raise_on_unexpected_status=True)
+        ticket = table.call("Live", "createStreamTicket", table.game_id, client=live)
+        assert isinstance(ticket, m("StreamTicket")) and ticket.expires_in == 60
+        hook = table.call("Live", "addWebhook", table.game_id, client=live, body=m("NewWebhook")(
+            url="http://127.0.0.1:9/hook", after=0))
+        assert isinstance(hook, m("Webhook")) and str(hook.secret).startswith("whsec_")
+        listed = table.call("Live", "listWebhooks", table.game_id, client=live)
+        assert [h.id for h in listed.webhooks] == [hook.id]
+        assert isinstance(table.call("Live", "readWebhook", table.game_id, hook.id, client=live), m("WebhookLog"))
+        assert table.call("Live", "deleteWebhook", table.game_id, hook.id, client=live).deleted == hook.id
+        lines = table.call("Live", "followGame", table.game_id, client=live).splitlines()
+        events = [json.loads(line) for line in lines if line.strip()]
+        assert m("StreamEnd").from_dict(events[-1]).end.seq == events[-2]["seq"] == len(events) - 1
+    finally:
+        streams.stop()
+    read = generated.operation(table.tag, f"get{table.p}Game")
+    answer = read.sync_detailed(table.game_id, client=table.gm)
+    again = read.sync_detailed(table.game_id, client=table.gm, if_none_match=answer.headers["ETag"])
+    assert again.status_code == 304 and again.parsed is None and again.content == b""

@@ -122,7 +122,7 @@ def _operations() -> dict[str, bool]:
     found = {}
     for path, item in document()["paths"].items():
         for method, operation in item.items():
-            if method in ("get", "post", "put", "patch", "delete"):
+            if method in ("get", "post", "put", "patch", "delete") and "Live" not in operation["tags"]:
                 inputs = operation.get("parameters") or item.get("parameters") or operation.get("requestBody")
                 found[f"{method.upper()} {path}"] = bool(inputs)
     return found
