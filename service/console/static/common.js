@@ -58,21 +58,29 @@ export async function api(path, { method = "GET", body, bearer, raw } = {}) {
   return data;
 }
 
-// A board picture of /v1 ``path`` as a blob: URL for an <img> (the CSP allows no other way in with a token), or
-// null where there is none to draw (before the start).
-export async function pictureUrl(path) {
+// A board picture of /v1 ``path``: a blob: URL for an <img> (the CSP allows no other way in with a token) and the
+// picture's own words (its labels: the round, each player and where they stand) for the image's alt text; null
+// where there is none to draw (before the start).  The SVG is parsed as XML only to read its text: never shown
+// as markup.
+export async function picture(path) {
   const response = await fetch(`/v1${path}`, { headers: authHeaders(), cache: "no-cache" });
   if (response.status === 409) return null;
   if (!response.ok) throw new Error(`${response.status}: the board picture could not be drawn`);
-  return URL.createObjectURL(new Blob([await response.blob()], { type: "image/svg+xml" }));
+  const svg = await response.text();
+  const labels = new DOMParser().parseFromString(svg, "image/svg+xml").querySelectorAll("text");
+  // (a bare number is a disc's or a square's, which the legend's lines say in words)
+  const words = Array.from(labels, (t) => t.textContent.trim()).filter((t) => t && !/^\d+$/.test(t)).join("; ");
+  return { url: URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" })), words };
 }
 
-// Show ``url`` in the <img> ``img`` (hidden without one), letting the picture it showed before go.
-export function showPicture(img, url) {
+// Show ``shown`` (a picture(), or null) in the <img> ``img`` (hidden without one), its alt text ``what`` and the
+// picture's words, letting the picture it showed before go.
+export function showPicture(img, shown, what = "") {
   if (img.dataset.url) URL.revokeObjectURL(img.dataset.url);
-  img.dataset.url = url || "";
-  img.hidden = !url;
-  if (url) img.src = url; else img.removeAttribute("src");
+  img.dataset.url = shown ? shown.url : "";
+  img.hidden = !shown;
+  img.alt = shown ? `${what}${shown.words ? `: ${shown.words}` : ""}` : "";
+  if (shown) img.src = shown.url; else img.removeAttribute("src");
 }
 
 export function el(tag, text, attrs = {}) {

@@ -3,7 +3,7 @@
 // where there is one: live.js), reports.js the forum report, gm.js the GM's tools, audit.js the audit and verify
 // panels, play.js the orders.
 import { $, api, dropPendingToken, el, forgetToken, gameId, gamePath, guard, keepPendingToken, keepToken, page,
-  pendingToken, pictureUrl, session, showError, showPicture, token } from "./common.js";
+  pendingToken, picture, session, showError, showPicture, token } from "./common.js";
 import { auditButton, verifyForm } from "./audit.js";
 import { createForm, gmForm, gmPanel } from "./gm.js";
 import * as live from "./live.js";
@@ -100,17 +100,9 @@ async function loadGame() {
 }
 
 async function drawBoard(game, drawn) {
-  const picture = await pictureUrl(`${gamePath()}/board.svg`);
-  if (drawn !== boardDrawn) { if (picture) URL.revokeObjectURL(picture); return; }
-  showPicture($("board"), picture);
-  $("board").alt = boardAlt(game);
-}
-
-// The board's alt text: what the picture shows, in words (the phase and the standings the view lists).
-function boardAlt(game) {
-  const phase = game.phase ? `${game.phase.name} #${game.phase.number}` : game.status;
-  const who = game.players.filter((p) => !p.ejected && !p.left).map((p) => p.name).join(", ");
-  return `The ${game.type} board as your view shows it, at seq ${game.seq} (${phase}); players: ${who}.`;
+  const shown = await picture(`${gamePath()}/board.svg`);
+  if (drawn !== boardDrawn) { if (shown) URL.revokeObjectURL(shown.url); return; }
+  showPicture($("board"), shown, `The ${game.type} board at seq ${game.seq}, as your view shows it`);
 }
 
 function nameOf(id) {

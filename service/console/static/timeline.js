@@ -2,23 +2,26 @@
 // reads older ones only when asked, then only what is new (``after=``), so a game of thousands of events opens as
 // fast as a short one; each event's JSON is drawn when it is opened.  The replay asks the API for one seq at a time
 // (``replay?at=`` and ``board.svg?at=``), as the chosen viewer saw it.
-import { $, api, el, gameId, gamePath, guard, pictureUrl, pretty, session, showPicture } from "./common.js";
+import { $, api, el, gameId, gamePath, guard, picture, pretty, session, showPicture } from "./common.js";
 
 const WINDOW = 100;
 let lastSeq = 0;    // the newest event on the page
 let oldestSeq = 0;  // the oldest one (older ones are read on "Show older events")
+let startedSeq = 0;  // the game.started event's, once the page has read it
 
 export const newest = () => lastSeq;
 
 export function reset() {
   lastSeq = 0;
   oldestSeq = 0;
+  startedSeq = 0;
   $("timeline").replaceChildren();
   $("replay-as").replaceChildren();
   $("timeline-older").hidden = true;
 }
 
 function item(event, via) {
+  if (event.type === "game.started") startedSeq = event.seq;
   const node = el("li", null, { value: String(event.seq), "data-seq": String(event.seq), "data-via": via });
   const details = el("details");
   const actor = event.actor ? ` by ${event.actor}` : "";
@@ -101,18 +104,21 @@ async function showReplay() {
   $("replay-at").textContent = String(at);
   const viewer = $("replay-as").value || "public";
   const query = `at=${at}&as=${encodeURIComponent(viewer)}`;
-  // The frame and its board are asked for together (a board before the start is a 409: no picture).
-  const [frame, picture] = await Promise.all([api(`${gamePath()}/replay?${query}`),
-    pictureUrl(`${gamePath()}/board.svg?${query}`)]);
-  if (asked !== replayAsked) { if (picture) URL.revokeObjectURL(picture); return; }
+  // The frame and its board are asked for together where the game had started by then (before, the board is
+  // a 409, which the browser would log as an error); else the board only if the frame has a state.
+  const started = session.game.status !== "signup" && at >= (startedSeq || oldestSeq || Infinity);
+  const [frame, early] = await Promise.all([api(`${gamePath()}/replay?${query}`),
+    started ? picture(`${gamePath()}/board.svg?${query}`) : null]);
+  const shown = started ? early : frame.view && frame.view.state ? await picture(`${gamePath()}/board.svg?${query}`)
+    : null;
+  if (asked !== replayAsked) { if (shown) URL.revokeObjectURL(shown.url); return; }
   const event = frame.event;
   const who = $("replay-as").selectedOptions[0];
   const seen = who ? who.textContent : viewer;
   $("replay-line").textContent = `#${frame.seq} ${event.type}${event.actor ? ` by ${event.actor}` : ""} — ` +
     `${event.at}, as ${seen} saw it`;
-  showPicture($("replay-board"), picture);
-  $("replay-board").alt = `The board just after seq ${frame.seq} (${event.type}), as ${seen} saw it`;
-  $("replay-note").textContent = picture ? "" : "No board yet: the game had not started at this seq.";
+  showPicture($("replay-board"), shown, `The board just after seq ${frame.seq} (${event.type}), as ${seen} saw it`);
+  $("replay-note").textContent = shown ? "" : "No board yet: the game had not started at this seq.";
   $("replay-event").textContent = pretty(event);
   $("replay-view").textContent = pretty(frame.view ? frame.view.state : null);
 }
