@@ -46,6 +46,7 @@ class Budget:
 
     ends: float = float("inf")  # time.monotonic() at which the run must stop measuring
     share_ends: float = float("inf")
+    scale: float = 1.0  # the current share over its plan, at most 1 (``sized``)
 
     @classmethod
     def of(cls, seconds: float) -> "Budget":
@@ -69,7 +70,14 @@ class Budget:
         that ran over squeezes the ones after it, one that ran short leaves them more."""
         seconds = max(0.0, self.left()) * planned[name] / max(1e-9, sum(planned.values()))
         self.share_ends = min(time.monotonic() + seconds, self.ends)
+        self.scale = min(1.0, seconds / planned[name])
         return seconds
+
+    def sized(self, full: float, least: float) -> float:
+        """A size (games, events, seconds) for the current benchmark: ``full`` when its share is what was
+        planned, less in proportion when the benchmarks before it ran over (a loaded machine), never below
+        ``least``.  The rows name the sizes they measured."""
+        return max(least, full * self.scale)
 
     def spare(self) -> float:
         """Seconds left in the current benchmark's share."""

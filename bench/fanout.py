@@ -195,7 +195,7 @@ def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any
     ctx = stack.context()
     count = 20 if quick else 500
     rate = 5.0 if quick else 10.0
-    steady_s = 2.0 if quick else 6.0
+    steady_s = 2.0 if quick else stack.budget.sized(6.0, 3.0)
     duration = 1.0 if quick else 4.0
     least, most = (1, 1) if quick else (1, 3)
     game, orders = _bidders(ctx)
@@ -278,7 +278,7 @@ def _wait(what: str, done: Any, seconds: float) -> float:
 
 def _webhooks(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any]) -> None:
     ctx = stack.context()
-    per_hook = 20 if quick else 200
+    per_hook = 20 if quick else round(stack.budget.sized(200, 50))
     outage = 3.0 if quick else 5.0
     later = 10 if quick else 50
     receiver = Receiver()

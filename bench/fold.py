@@ -44,14 +44,15 @@ def pick_case(engine: Any, quick: bool) -> dict[str, Any]:
     return choose(engine.simulation_cases, key=lambda case: case["players"])
 
 
-def _play(ctx: Any, engine: Any, quick: bool) -> tuple[dict[str, Any], list[tuple[list[bytes], str]]]:
+def _play(ctx: Any, engine: Any, quick: bool,
+          least: int = MIN_EVENTS) -> tuple[dict[str, Any], list[tuple[list[bytes], str]]]:
     """Bot-played games of the engine's longest case, one seed each, through the real store
-    and worker, until there are ``MIN_EVENTS`` events: each game's raw events and seed."""
+    and worker, until there are ``least`` events: each game's raw events and seed."""
     case = pick_case(engine, quick)
     options = dict(case.get("options", {}))
     games: list[tuple[list[bytes], str]] = []
     total = 0
-    while total < (0 if quick else MIN_EVENTS) or not games:
+    while total < (0 if quick else least) or not games:
         played = simulate.run(ctx, engine.meta.name, case["players"], f"bench-{engine.meta.name}-{len(games)}",
                               options, echo=None)
         if not played["audit_ok"]:
@@ -94,9 +95,10 @@ def first_half_best(took: list[float]) -> float:
     return min(took[:max(1, len(took) // 2)])
 
 
-def _measure(ctx: Any, engine: Any, quick: bool, seconds: float = TIMING_S) -> dict[str, Any]:
+def _measure(ctx: Any, engine: Any, quick: bool, seconds: float = TIMING_S,
+             least: int = MIN_EVENTS) -> dict[str, Any]:
     """Time decoding, folding and auditing the engine's games (the best of interleaved rounds, see MIN_ROUNDS)."""
-    case, games = _play(ctx, engine, quick)
+    case, games = _play(ctx, engine, quick, least)
     raws = [raw for raw, _seed in games]
     logs = [[orjson.loads(r) for r in raw] for raw in raws]
     n = sum(len(raw) for raw in raws)
@@ -153,7 +155,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
         # Timing may take up to 4 x seconds (rounds that have not settled) beside playing the games: on a loaded
         # machine each engine gets less than TIMING_S rather than the last ones none.
         seconds = min(TIMING_S, max(0.5, stack.budget.spare() / (len(engines) - index) / 6))
-        figures = _measure(ctx, engine, quick, seconds)
+        figures = _measure(ctx, engine, quick, seconds, round(stack.budget.sized(MIN_EVENTS, 150)))
         name, n = engine.meta.name, figures["events"]
         result["engines"][name] = figures
         unconverged = figures["unconverged"]

@@ -23,7 +23,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     from cli.main import GUNICORN_DEFAULTS
 
     games, threads = (4, 4) if quick else (100, 16)
-    duration = 0.6 if quick else 2.5
+    duration = 0.6 if quick else stack.budget.sized(2.5, 1.0)
     least, most = (1, 1) if quick else (1, 3)
     timeout = GUNICORN_DEFAULTS[GUNICORN_DEFAULTS.index("--timeout"):][:2]
     apis = {name: stack.api("service.wsgi:app", gunicorn=[*args, *timeout], name=f"api-{index}", wait=False)

@@ -144,7 +144,7 @@ def _median_by_name(runs: list[dict[str, float]]) -> dict[str, float]:
 def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     games = 4 if quick else 200
     rounds = (1, 1) if quick else (2, 3)
-    duration = 0.6 if quick else 3.0
+    duration = 0.6 if quick else stack.budget.sized(3.0, 2.0)
     threads = 4 if quick else 16
     ctx = stack.context()
     # The servers start while the games are set up (each takes seconds on a loaded machine).

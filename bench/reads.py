@@ -83,7 +83,7 @@ def build(stack: Stack, length: int, refold: bool = True) -> dict[str, Any]:
 def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     lengths = [100, 2_000] if quick else [100, 1_000, 10_000, 100_000]
     least, most = (1, 1) if quick else (2, 3)
-    duration = 0.5 if quick else 2.0
+    duration = 0.5 if quick else stack.budget.sized(2.0, 1.0)
     threads = 4
     games = [build(stack, n) for n in lengths]
     # Benchmark 5's figure for one long log, measured here where the log is built (building it takes 20 s).

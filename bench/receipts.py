@@ -42,8 +42,8 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
         result.update(skipped=why, summary=[skipped(MEASURE, f">= {TARGET}", why)])
         stack.stop(real.process)
         return
-    games, threads = (4, 4) if quick else (200, 16)
-    rounds, duration = ((1, 1), 0.6) if quick else ((2, 3), 4.0)
+    games, threads = (4, 4) if quick else (100, 16)
+    rounds, duration = ((1, 1), 0.6) if quick else ((1, 2), stack.budget.sized(3.0, 2.0))
     items = _requests(stack.context(), games)
     base = stack.api("bench.baseline_app:app", name="api-baseline")
     sides = {"baseline": (base, items), "full": (real, items)}

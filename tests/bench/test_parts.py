@@ -208,3 +208,13 @@ def test_the_receipts_row_names_the_missing_feature() -> None:
 
     why = missing(None, NoKeys())  # type: ignore[arg-type]
     assert why is not None and "signed receipts (issue 29)" in why and "/v1/keys" in why
+
+
+def test_sizes_shrink_with_a_share_short_of_its_plan_but_never_below_their_least() -> None:
+    budget = Budget.of(100.0)
+    budget.share({"a": 200.0, "b": 200.0}, "a")  # 50 s for a 200 s plan: a quarter
+    assert budget.sized(1000, 100) == pytest.approx(250, rel=0.02)
+    assert budget.sized(1000, 400) == 400
+    budget = Budget.of(1000.0)
+    budget.share({"a": 10.0}, "a")  # more than planned: full size, not more
+    assert budget.sized(1000, 100) == 1000
