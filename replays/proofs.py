@@ -20,6 +20,8 @@ from typing import Any, Iterable
 from eventlog import notes as signed
 from eventlog.notes import Checkpoint, NoteError
 
+MAX_NOTES = 20_000  # given and exported together: each costs a signature check (~0.1 ms), and a file is anyone's
+
 
 def note_of(item: Any) -> str:
     """A note given as itself, or inside a receipt (``{"note"}``), a 202's body (``{"receipt": {"note"}}``) or a
@@ -59,6 +61,8 @@ def check(document: dict[str, Any], report: dict[str, Any], given: Iterable[Any]
     game_id = document.get("game_id")
     sources = [("given", note_of(item)) for item in given]
     sources += [("export", note_of(item)) for item in _list(document, "checkpoints")]
+    if len(sources) > MAX_NOTES:
+        raise ValueError(f"at most {MAX_NOTES} signed notes (receipts and checkpoints) are checked at once")
     findings, divergences, seen = [], [], {}
     for source, note in sources:
         finding: dict[str, Any] = {"source": source, "note": note}

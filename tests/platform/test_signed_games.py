@@ -190,6 +190,16 @@ def test_a_rollback_then_new_events_is_a_fork_the_notes_prove(api: Api, ctx: Con
     assert [d["check"] for d in report["divergences"] if d["seq"] == lost["seq"]] == ["signed_receipt", "fork"]
 
 
+def test_too_many_notes_are_refused_before_any_is_checked(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = new_game(api, players=2, game_type="test-coin")
+    export = api.get(game.path("/export"), token=game.gm)[1]
+    head = api.get(game.path("/checkpoint"))[1]
+    assert api.post("/replays/verify", {**export, "notes": [head, head]})[0] == 200
+    monkeypatch.setattr(proofs, "MAX_NOTES", 2)
+    status, body = api.post("/replays/verify", {**export, "notes": [head, head, head]})
+    assert status == 422 and "at most 2 signed notes" in body["error"]["message"]
+
+
 def test_notes_are_taken_as_receipts_bodies_or_text() -> None:
     assert proofs.note_of({"receipt": {"note": "n"}}) == proofs.note_of({"note": "n"}) == proofs.note_of("n") == "n"
     with pytest.raises(ValueError):
