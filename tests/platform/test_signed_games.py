@@ -86,18 +86,26 @@ def test_keys_and_checkpoints_are_served_and_exported(api: Api, ctx: Context) ->
     assert report["signed"]["keys_from"] == "this server's"
 
 
-def _forged(api: Api, ctx: Context, forge: Any) -> tuple[dict[str, Any], dict[int, str], str, int]:
-    """A finished game's export re-hashed by ``forge`` (which returns the first seq it changed), the receipts,
-    the end's checkpoint, and that seq."""
+Forged = tuple[dict[str, Any], dict[int, str], str, int, list[str]]
+
+
+def _forged(api: Api, ctx: Context, forge: Any) -> Forged:
+    """A finished game's export re-hashed by ``forge`` (which returns the first seq it changed), the receipts, the
+    end's checkpoint, that seq, and the checkpoints the game made as its phases closed (which the forger drops)."""
     receipts: dict[int, str] = {}
     game = _play(api, ctx, receipts)
     export = api.get(game.path("/export"))[1]
+    made = list(export["checkpoints"])  # kept by a player who exported the game before the forger
     end = api.get(game.path("/checkpoint"))[1]["note"]
     seq = forge(export["events"], receipts)
     export["head_hash"] = export["events"][-1]["hash"]
     export["checkpoints"] = []  # the forger drops the export's own: only the players' notes are left
     assert verify(copy.deepcopy(export))["hash_chain"]["ok"]  # the chain holds: the hash alone proves nothing
-    return export, receipts, end, seq
+    return export, receipts, end, seq, made
+
+
+def _sizes(notes_: list[str]) -> list[int]:
+    return [int(note.split("\n")[1]) for note in notes_]
 
 
 def _an_order(events: list[dict[str, Any]], receipts: dict[int, str]) -> int:
@@ -128,14 +136,18 @@ def _swapped_sealed_calls(events: list[dict[str, Any]], receipts: dict[int, str]
 
 
 @pytest.mark.parametrize("forge", [_changed_at, _changed_salt, _swapped_sealed_calls])
-def test_a_rehashed_rewrite_is_caught_by_the_receipts(api: Api, ctx: Context, forge: Any) -> None:
-    export, receipts, _end, seq = _forged(api, ctx, forge)
+def test_a_rehashed_rewrite_is_caught_by_the_receipts_or_the_checkpoints(api: Api, ctx: Context, forge: Any) -> None:
+    export, receipts, _end, seq, made = _forged(api, ctx, forge)
     report = api.post("/replays/verify", {**export, "notes": list(receipts.values())})[1]
     assert not report["ok"]
     rewrites = [d for d in report["divergences"] if d["check"] == "signed_receipt"]
     assert rewrites[0]["seq"] == seq and "a rewrite" in rewrites[0]["problem"]
     if forge is _swapped_sealed_calls:
         assert seq + 1 in [d["seq"] for d in rewrites]  # both bidders' receipts say so
+    # the checkpoints alone: the first one after the change no longer fits the re-hashed chain
+    report = api.post("/replays/verify", {**export, "notes": made})[1]
+    first = min(d["seq"] for d in report["divergences"] if d["check"] == "signed_checkpoint")
+    assert not report["ok"] and first == min(s for s in _sizes(made) if s >= seq)
 
 
 def test_dropped_final_events_with_a_fixed_head_are_caught_by_a_checkpoint_or_a_receipt(api: Api, ctx: Context) -> None:
@@ -144,7 +156,7 @@ def test_dropped_final_events_with_a_fixed_head_are_caught_by_a_checkpoint_or_a_
         del events[-3:]
         return lost
 
-    export, receipts, end, lost = _forged(api, ctx, dropped)
+    export, receipts, end, lost, _made = _forged(api, ctx, dropped)
     head = lost - 1
     assert verify(copy.deepcopy(export))["ok"]  # today's verify sees nothing wrong
     report = api.post("/replays/verify", {**export, "notes": [end]})[1]
