@@ -6,22 +6,45 @@ import { el } from "./common.js";
 
 // ``legal``: what the hint allows for each field, by path ("rebound.player_id"): {choices: [...]} (a select of
 // those values), {min, max} (a number's bounds), {count} (a list of exactly that many rows), {max} for a list's
-// longest, {hide: true} (a field this variant does not have).  ``order``: the fields the rules name first.
+// longest, {hide: true} (a field this variant does not have); and between two fields of the order, {when: {field,
+// is: [...]}} (shown only while that field holds one of those values: Strategic Aspect's "to" with "give") and
+// {by: {field, choices: {value: [...]}}} (its choices follow that field's value: Elemental Tag's vote names an
+// applicant to admit, a team-mate to eject).  ``order``: the fields the rules name first.
 export function buildFields(box, schema, { example = {}, legal = {}, order = [], skip = [], prefix = "f" } = {}) {
   box.replaceChildren();
   const props = schema.properties || {};
   const names = [...order.filter((n) => n in props), ...Object.keys(props).filter((n) => !order.includes(n))]
     .filter((n) => !skip.includes(n) && !(legal[n] && legal[n].hide));
   const readers = {};
-  for (const name of names) {
+  const wraps = {};
+  const draw = (name, bounds) => {
     const required = (schema.required || []).includes(name);
-    readers[name] = field(box, name, props[name], { example: example[name], legal, path: name, required, prefix });
+    wraps[name].replaceChildren();
+    readers[name] = field(wraps[name], name, props[name], { example: example[name], legal: { ...legal, [name]: bounds },
+      path: name, required, prefix });
+  };
+  for (const name of names) {
+    wraps[name] = el("div", null, { class: "field" });
+    box.append(wraps[name]);
+    draw(name, legal[name]);
   }
-  // The body: each field's value, those left empty left out; a required one left empty is refused, named.
+  for (const name of names) {
+    const { when, by } = legal[name] || {};
+    const other = (when || by) && wraps[(when || by).field] && wraps[(when || by).field].querySelector("select");
+    if (!other) continue;
+    const follow = () => {
+      const value = readers[(when || by).field]();
+      if (when) wraps[name].hidden = !when.is.includes(value);
+      if (by) draw(name, { choices: by.choices[value] || [] });
+    };
+    other.addEventListener("change", follow);
+    follow();
+  }
+  // The body: each field's value, those left empty (or hidden) left out; a required one left empty is refused.
   return () => {
     const body = {};
     for (const [name, read] of Object.entries(readers)) {
-      const value = read();
+      const value = wraps[name].hidden ? undefined : read();
       if (value !== undefined) body[name] = value;
       else if ((schema.required || []).includes(name)) throw new FieldError(name, "is required");
     }

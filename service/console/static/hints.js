@@ -40,7 +40,7 @@ const READERS = {
       order: ["partner", "element"] };
     if (type === "vote") {
       const motions = ["admit", "eject"].filter((m) => h[m].length);
-      return { legal: { motion: { choices: motions }, player_id: { choices: [...h.admit, ...h.eject] } },
+      return { legal: { motion: { choices: motions }, player_id: { by: { field: "motion", choices: h } } },
         order: ["motion", "player_id", "yes"] };
     }
     return { legal: {} };
@@ -88,7 +88,8 @@ const READERS = {
     if (!offered.length || needed.some((n) => !(n in h))) return null;
     const legal = {};
     for (const name of offered) legal[name] = name === "amount" ? range(h.amount[0], h.amount[1]) : { choices: h[name] };
-    return { legal };
+    if (type === "safety" && legal.to) legal.to.when = { field: "choice", is: ["give"] };  // a gift names its receiver
+    return { legal, order: ["choice", "to"] };
   },
 };
 
