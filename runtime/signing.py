@@ -11,6 +11,8 @@ process remembers the game (``runtime/checkpoints.py``).
 """
 from __future__ import annotations
 
+import fcntl
+import logging
 import os
 import sqlite3
 import sys
@@ -22,6 +24,8 @@ from pathlib import Path
 
 from eventlog import notes
 from eventlog.events import Event, now_iso
+
+log = logging.getLogger("arbiter.signing")
 
 RETIRED = "retired"
 RECHECK_S = 1.0  # how often a process looks whether the key file changed (a rotation)
@@ -88,11 +92,14 @@ def ensure_key_file(path: Path, name: str) -> bool:
 
 
 def rotate(path: Path) -> tuple[str, str]:
-    """A new signing key of the same name; the old one is retired, its vkey kept.  (old vkey, new vkey)."""
-    keys = read_key_file(path)
-    old = keys.active.verifier.vkey
-    new = notes.generate(keys.active.name)
-    _write_key_file(path, KeyFile(new, ((old, now_iso()[:19] + "Z"), *keys.retired)), exclusive=False)
+    """A new signing key of the same name; the old one is retired, its vkey kept.  (old vkey, new vkey).  Two
+    rotations at once take turns (a lock file beside the key), so neither loses the other's retired key."""
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        keys = read_key_file(path)
+        old = keys.active.verifier.vkey
+        new = notes.generate(keys.active.name)
+        _write_key_file(path, KeyFile(new, ((old, now_iso()[:19] + "Z"), *keys.retired)), exclusive=False)
     return old, new.verifier.vkey
 
 
@@ -118,7 +125,14 @@ class Keys:
         if self.path is not None and time.monotonic() - self._checked >= RECHECK_S:
             with self._lock:
                 self._checked = time.monotonic()
-                stamp = _stamp(self.path)
+                try:
+                    stamp = _stamp(self.path)
+                except OSError as exc:  # moved or unreadable: the keys read last still sign, and it is said
+                    if self._stamp is not None:
+                        log.error("the signing key file %s cannot be read (%s); signing with the key read before",
+                                  self.path, exc)
+                    self._stamp = None
+                    return self._keys
                 if stamp != self._stamp:
                     self._keys, self._stamp = read_key_file(self.path), stamp
         return self._keys

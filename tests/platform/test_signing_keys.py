@@ -45,6 +45,10 @@ def test_a_rotation_keeps_the_old_key_and_what_it_signed_verifies(keyed: Context
     assert notes.open_note(after["receipt"]["note"], verifiers).by.vkey == listed[0]["vkey"]
     # a fresh process reads the rotated file as it is
     assert Context(keyed.settings).keys.listing() == listed
+    # a key file moved away does not stop the orders: the key read last still signs
+    path.rename(path.with_name("moved.key"))
+    moved = api.post(game.path("/actions"), {"type": "gm.pause", "reason": "key moved"}, token=game.gm)
+    assert moved[0] == 202 and notes.open_note(moved[1]["receipt"]["note"], verifiers).by.vkey == listed[0]["vkey"]
 
 
 def test_a_store_that_went_back_under_its_signed_checkpoint_says_so_after_a_full_restart(keyed: Context) -> None:
@@ -103,3 +107,16 @@ def test_arbiter_verify_takes_notes_and_keys_and_writes_a_forks_proof(api: Api, 
     assert cli.main(args[:-4] + ["--proof", str(proof)]) == 1
     assert json.loads(capsys.readouterr().out)["signed"]["keys_from"].startswith("the file")
     assert cli.main(["verify", str(tmp_path / "game.json"), "--key", "nonsense"]) == 2
+
+
+def test_rotations_at_once_keep_every_retired_key(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "signing.key"
+    assert signing.ensure_key_file(path, "games.example") and not signing.ensure_key_file(path, "other")
+    first = signing.read_key_file(path).active.verifier.vkey
+    with ThreadPoolExecutor(4) as pool:
+        olds = [old for old, _new in pool.map(lambda _: signing.rotate(path), range(8))]
+    keys = signing.read_key_file(path)
+    assert len(keys.retired) == 8 and first in olds and {v for v, _ in keys.retired} == set(olds)
+    assert keys.active.name == "games.example"
