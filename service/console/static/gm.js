@@ -117,7 +117,7 @@ let joinDrawn = null;
 // Sign-up: the game type's join schema (name and its sign-up fields, the GM-only ones included).
 async function joinFields(type) {
   const open = session.game.status === "signup" || type.late_joins;
-  $("join-form").hidden = !open;
+  $("join-box").hidden = !open;
   if (!open || joinDrawn === type.name) return;
   joinDrawn = type.name;
   readJoin = buildFields($("join-fields"), type.join_schema, { example: type.join_schema.example || {},
