@@ -18,6 +18,11 @@ def snapshot(game_id: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:snapshot"
 
 
+def snapshots_at(game_id: str) -> str:
+    """A sorted set of the game's records about every ``replays.seek.STEP`` events (scored by seq), for replays."""
+    return f"{PREFIX}:{{{game_id}}}:snapshots-at"
+
+
 def idempotency(game_id: str, scope: str, key_digest: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:idem:{scope}:{key_digest}"
 
@@ -43,6 +48,12 @@ def bad_tokens(game_id: str) -> str:
 
 # Indexes over all games: each is one key, so still no command spans two slots.
 GAMES = f"{PREFIX}:games"
+
+
+def games_with_status(status: str) -> str:
+    """``GAMES`` for the games in one status (signup, running, paused, finished), for a filtered list: the same
+    scores, kept as the game's status changes (``eventlog.index.move``)."""
+    return f"{PREFIX}:games:{status}"
 DEADLINES = f"{PREFIX}:deadlines"
 
 EVENTS_PATTERN = f"{PREFIX}:{{*}}:events"

@@ -27,6 +27,7 @@ import orjson
 from eventlog import keys, snapshots
 from eventlog.events import ARBITER_ACTOR, Event, new_salt, seal
 from eventlog.store import Conflict, EventStore
+from replays import seek
 from replays.fold import Record, fold
 
 log = logging.getLogger("arbiter.loader")
@@ -162,6 +163,7 @@ class GameLoader:
         record = fold(events, base)
         if record["seq"] - self._snapped.get(game_id, 0) >= SNAPSHOT_EVERY:
             snapshots.put(self.store.redis, game_id, record)
+            seek.passed(self.store, game_id, self._snapped.get(game_id, 0), record)  # for replays at a seq
             self._snapped[game_id] = record["seq"]
         self._remember(game_id, record)
         return record

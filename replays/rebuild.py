@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from eventlog import clock, deadlines, keys, snapshots
+from eventlog import clock, deadlines, index, keys, snapshots
 from eventlog.store import EventStore
 from replays.fold import FoldError, engine_for, fold
 from replays.loader import GameLoader
+from replays import seek
 from replays.phases import resolvable
 
 
@@ -38,7 +39,8 @@ def rebuild_report(ctx: Context) -> tuple[dict[str, int], dict[str, str]]:
     """The counts, and each game whose log cannot be folded with the reason (the CLI exits 1 for those)."""
     removed = snapshots.delete_all(ctx.redis)
     deadlines.drop_index(ctx.redis)
-    ctx.redis.delete(keys.GAMES)
+    ctx.redis.delete(keys.GAMES, *(keys.games_with_status(status) for status in index.STATUSES))
+    removed += seek.delete_all(ctx.store)
     ctx.loader.forget()
     games = running = 0
     corrupt: dict[str, str] = {}
@@ -50,6 +52,7 @@ def rebuild_report(ctx: Context) -> tuple[dict[str, int], dict[str, str]]:
             continue
         snapshots.put(ctx.redis, game_id, record)
         ctx.redis.zadd(keys.GAMES, {game_id: clock.parse(record["created_at"].split(".")[0] + "Z").timestamp()})
+        index.move(ctx.redis, game_id, record["status"])
         games += 1
         if record["status"] == "running" and record["phase"] is not None:
             deadlines.set_due(ctx.redis, game_id, _due(record))

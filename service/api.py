@@ -15,12 +15,14 @@ from engines import registry
 from engines.contract import GM, PUBLIC, Viewer
 from replays import audit as audits, export_stream
 from replays import proofs
-from replays.fold import FoldError, Record, apply, empty, fold
+from replays import seek
+from replays.fold import FoldError, Record, apply, empty
 from replays.views import event_for, game_for, opens_at_end, viewer_of
 from service import commands
 from engines.canonical import sha256_hex
 from service.appending import OnTrust, Prefetched
 from eventlog import keys
+from eventlog.events import Event
 from eventlog.store import GuardFailed
 from service.auth import Caller, KnownTokens, TokenLookup, caller_for, scope_of
 from runtime import checkpoints
@@ -327,7 +329,7 @@ def board_svg(game_id: str) -> Any:
     caller = _caller(game_id)
     viewer = _viewer(record, caller)
     at = int_arg("at", None, 1, record["seq"])
-    view = game_for(record if at is None else _state_at(game_id, at), viewer)["state"]
+    view = game_for(record if at is None else seek.state_at(ctx().store, game_id, at)[0], viewer)["state"]
     if view is None:
         raise ApiError(409, "not_started", "The game had not started yet at that seq: there is no board to draw."
                        if at is not None else "The game has not started yet: there is no board to draw.")
@@ -365,11 +367,6 @@ def _viewer(record: Record, caller: Caller) -> Viewer:
     return wanted
 
 
-def _state_at(game_id: str, at: int) -> Record:
-    """The game as it stood just after the event ``at`` (folded from the start, as the replay does)."""
-    return fold(ctx().store.read(game_id, after=0, limit=at))
-
-
 @v1.get("/games/<game_id>/events")
 def events(game_id: str) -> Any:
     record = _record(game_id)
@@ -398,18 +395,24 @@ def replay(game_id: str) -> Any:
     tag = _etag(record, caller)
     if (unchanged := _not_modified(tag)) is not None:
         return unchanged
-    upto = at if at is not None else min(record["seq"], after + limit)
-    state = empty()
+    if at is not None:  # from the nearest kept record at or below it (replays/seek.py), not the first event
+        state, event = seek.state_at(ctx().store, game_id, at)
+        return reply({"game_id": game_id, **_frame(record, state, event, viewer)}, headers=_cache_headers(tag))
+    upto = min(record["seq"], after + limit)
     frames = []
-    for event in ctx().store.read(game_id, after=0, limit=upto) if at is not None or after < upto else ():
-        state = apply(state, event)
-        if (at is None and event["seq"] > after) or event["seq"] == at:
-            frames.append({"seq": event["seq"], "event": event_for(record, event, viewer),
-                           "view": game_for(state, viewer) if state.get("game_id") else None})
-    if at is not None:
-        return reply({"game_id": game_id, **frames[0]}, headers=_cache_headers(tag))
+    if after < upto:
+        state = seek.state_at(ctx().store, game_id, after)[0] if after else empty()
+        for event in ctx().store.read(game_id, after=after, limit=upto - after):
+            state = apply(state, event)
+            frames.append(_frame(record, state, event, viewer))
     next_after = upto if upto < record["seq"] else None
     return reply({"game_id": game_id, "frames": frames, "next_after": next_after}, headers=_cache_headers(tag))
+
+
+def _frame(record: Record, state: Record, event: Event, viewer: Viewer) -> dict[str, Any]:
+    """One replay frame: the event as ``viewer`` sees it, and the game just after it."""
+    return {"seq": event["seq"], "event": event_for(record, event, viewer),
+            "view": game_for(state, viewer) if state.get("game_id") else None}
 
 
 @v1.get("/games/<game_id>/audit")

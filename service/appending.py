@@ -12,7 +12,7 @@ from typing import Any, Callable
 import orjson
 
 from engines.canonical import canonical_json, sha256_hex
-from eventlog import deadlines
+from eventlog import deadlines, index
 from eventlog.events import Event, new_salt, seal
 from eventlog.store import Conflict, Guard, IdempotencyRecord
 from replays.fold import Record
@@ -157,6 +157,7 @@ def append(
         if appended.replay is not None:
             return _replayed(appended.replay, body_digest or "")
         ctx.loader.appended(game_id, record, event)
+        _after(lambda e, before=record: index.moved(ctx.redis, game_id, before, ctx.loader.cached(game_id)), event)
         if plan.after:
             _after(plan.after, event)
         _after(lambda e: checkpoints.made(ctx, game_id, e), event)  # a membership change that closed a phase

@@ -16,7 +16,7 @@ from engines.contract import GM, Engine, RuleError
 from engines.gate import admit
 from engines.driver import load_options
 from engines.rng import Rng
-from eventlog import deadlines, keys
+from eventlog import deadlines, index, keys
 from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import Record, departed, engine_for, players_for_engine
@@ -70,6 +70,7 @@ def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     except Conflict as exc:  # a 64-bit id collision: astronomically unlikely, never silent
         raise ApiError(503, "busy", "Could not allocate a game id; please retry.") from exc
     ctx.redis.zadd(keys.GAMES, {game_id: clock.now().timestamp()})
+    index.move(ctx.redis, game_id, "signup")
     return {
         "game_id": game_id,
         "gm_token": gm_token,

@@ -52,7 +52,7 @@ def list_games(ctx: Context, game_type: str | None, status: str | None, after: s
     games: list[dict[str, Any]] = []
     looked, cursor, exhausted = 0, after, False
     while len(games) < limit and looked < SCAN_LIMIT:
-        ids = index.newest_first(ctx.redis, cursor, min(CHUNK, SCAN_LIMIT - looked))
+        ids = index.newest_first(ctx.redis, cursor, min(CHUNK, SCAN_LIMIT - looked), status)
         if not ids:
             exhausted = True
             break
@@ -64,7 +64,7 @@ def list_games(ctx: Context, game_type: str | None, status: str | None, after: s
                 games.append(summary(record))
                 if len(games) == limit:
                     break
-    if not exhausted and not index.newest_first(ctx.redis, cursor, 1):
+    if not exhausted and not index.newest_first(ctx.redis, cursor, 1, status):
         exhausted = True
     return {"games": games, "next_after": None if exhausted else cursor}
 

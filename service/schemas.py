@@ -6,6 +6,8 @@ from datetime import datetime, timedelta
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from eventlog.index import STATUSES
+
 MAX_SECONDS = 366 * 86400
 MIN_SEED_LENGTH = 32
 REVEAL_AT_END = ("everything", "rulebook")  # replays.views.opens_at_end
@@ -125,7 +127,7 @@ GM_ACTIONS: dict[str, type[Schema]] = {
 }
 
 
-GAME_STATUSES = ("signup", "running", "paused", "finished")
+GAME_STATUSES = STATUSES  # eventlog.index keeps a list of the games in each
 
 
 class HeldTokenSchema(Schema):

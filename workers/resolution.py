@@ -22,7 +22,7 @@ from rq.timeouts import BaseTimeoutException
 
 from engines.canonical import roundtrip
 from engines.rng import Rng
-from eventlog import clock, deadlines, keys
+from eventlog import clock, deadlines, index, keys
 from eventlog.events import ARBITER_ACTOR, new_salt, seal
 from eventlog.store import Conflict
 from replays.fold import engine_for
@@ -189,6 +189,7 @@ def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: st
     checkpoints.made(ctx, game_id, event)
     if following is None:
         deadlines.clear(ctx.redis, game_id)
+        index.move(ctx.redis, game_id, "finished")
     else:
         ready = record["resolve_early"] and nobody_awaited(engine, state)
         if opened is None:
