@@ -135,12 +135,6 @@ def not_now(rule: str, message: str, details: Mapping[str, Any] | None = None) -
     return RuleError(rule, message, details, status=409)
 
 
-# Marshmallow metadata on a ``join_schema`` field (or a list's items) that is a name a player types: the
-# platform checks it as it checks player names (no invisible or markup characters, no look-alike of a name in
-# the game) before the engine sees it.
-TYPED_NAME = "typed_name"
-
-
 class Engine:
     """Base class for engines: subclasses set the class attributes and rule methods.
 

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 
 from marshmallow import Schema, fields
 
-from engines.contract import TYPED_NAME
+from engines.typed import TYPED_NAME
 from service import confusables
 from service.errors import invalid
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from engines.contract import TYPED_NAME
+from engines.typed import TYPED_NAME
 from engines.golden_strider.race import race_length
 from engines.golden_strider.report import TARNISHED_REPORTS
 from engines.shapes import (
