@@ -260,8 +260,14 @@ def test_copy_takes_the_public_report_and_the_gm_enters_an_order_for_a_player(wo
         assert "Secret" in _text(driver, "g-seed") and "console-gm" not in _text(driver, "g-seed")
         driver.find_element("id", "seed-show").click()
         assert "console-gm" in _text(driver, "g-seed") and "matches the commitment" in _text(driver, "g-seed")
+        # A cyclist whose turn it is not is offered nothing (and told no "Your turn:").
+        other = next(p for p in game.tokens if p != player)
+        choose(driver, "order-player", other)
+        wait_for(driver, lambda: "No order is open to this player now" in _text(driver, "order-help"), "no order")
+        assert "Your turn" not in _text(driver, "order-help") and not _text(driver, "order-fields")
         # An order on the awaited cyclist's behalf, from the form their own view offers.
         choose(driver, "order-player", player)
+        wait_for(driver, lambda: "Your turn" in _text(driver, "order-help"), "the turn's order")
         choose(driver, "order-type", "move")
         _fill(driver, {})
         driver.find_element("id", "order-send").click()

@@ -53,10 +53,15 @@ async function drawForm(view, playerId) {
   const draw = () => {
     const one = open.find((o) => o.action.type === select.value);
     $("order-send").disabled = !one;
+    // The phase's prompt speaks to whom it awaits ("Your turn: …"): another player is told whom it awaits.
     const phase = session.game.phase;
+    const names = (phase ? phase.awaiting : []).map((id) => {
+      const p = session.game.players.find((x) => x.id === id);
+      return p ? p.name : id;
+    });
     $("order-help").textContent = one ? one.action.description
       : `No order is open to ${session.me.role === "gm" ? "this player" : "you"} now` +
-        `${phase && phase.prompt ? ` (${phase.prompt})` : ""}.`;
+        `${names.length ? `: the phase awaits ${names.join(", ")}` : ""}.`;
     reading = one ? buildFields($("order-fields"), one.schema, { example: one.action.example, legal: one.legal,
       order: one.order || [], skip: ["type", "on_behalf_of"], prefix: "order" }) : null;
     if (!one) $("order-fields").replaceChildren();
