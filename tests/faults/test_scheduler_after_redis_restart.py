@@ -14,6 +14,7 @@ from redis import Redis
 
 from cli import embedded_redis
 from runtime.config import Settings
+from runtime.context import webhook_queue_name
 from tests.e2e.stack import Stack
 from tests.faults import figures
 from tests.faults.load import signed_up, start_all
@@ -44,21 +45,26 @@ def test_the_worker_restarts_its_scheduler_when_redis_comes_back(tmp_path: Path)
     try:
         stack.start_api()
         stack.start_worker("keeper")
-        log = stack.logs / "keeper.log"
+        stack.start_worker("hooks", queues="webhooks")  # webhook retries wait in its scheduler: their backstop
+        log, hooks_log = stack.logs / "keeper.log", stack.logs / "hooks.log"
         _wait(lambda: log.exists() and _scheduler_pids(log), 30, "the scheduler never started")
-        first = _scheduler_pids(log)[0]
+        _wait(lambda: hooks_log.exists() and _scheduler_pids(hooks_log), 30, "the webhooks' scheduler never started")
+        first, first_hooks = _scheduler_pids(log)[0], _scheduler_pids(hooks_log)[0]
         queue = Redis.from_url(settings.queue_url, socket_timeout=2)
-        _wait(lambda: queue.exists(lock), 30, "the scheduler never took its lock")
+        hooks_lock = SCHEDULER_LOCK.format(queue=webhook_queue_name(settings.queue_name))
+        _wait(lambda: queue.exists(lock) and queue.exists(hooks_lock), 30, "the schedulers never took their locks")
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(10)
         # The premise: the outage kills RQ's scheduler (its heartbeat meets a ConnectionError).
-        _wait(lambda: _state(first) in (None, "Z"), 60, "the scheduler outlived the Redis outage")
+        _wait(lambda: _state(first) in (None, "Z") and _state(first_hooks) in (None, "Z"), 60,
+              "a scheduler outlived the Redis outage")
         server = embedded_redis.start(server.directory, server.port, aof=True)
         servers.append(server)
         # The lock may have outlived the outage in the AOF (a minute's TTL): what counts is a live scheduler
         # holding it, refreshing it every second.
-        back = _wait(lambda: _state(_scheduler_pids(log)[-1]) not in (None, "Z") and queue.ttl(lock) > 58, 30,
-                     "no live scheduler held the lock within 30 s of Redis's return")
+        back = _wait(lambda: all(_state(_scheduler_pids(path)[-1]) not in (None, "Z") and queue.ttl(key) > 58
+                                 for path, key in ((log, lock), (hooks_log, hooks_lock))), 30,
+                     "no live scheduler held each lock within 30 s of Redis's return")
         games = signed_up(stack, 5, deadlines={"bidding": 4})
         start_all(stack, games)
         lateness = _lateness(_first_outcomes(stack, games, timeout=60))
