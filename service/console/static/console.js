@@ -7,7 +7,7 @@ import { $, api, dropPendingToken, el, forgetToken, gameId, gamePath, guard, kee
 import { auditButton, verifyForm } from "./audit.js";
 import { createForm, gmForm, gmPanel } from "./gm.js";
 import * as live from "./live.js";
-import { behalfChoice, behalfPanel, orderSubmit, playerPanels } from "./play.js";
+import { behalfChoice, behalfPanel, olderReceipts, orderSubmit, playerPanels } from "./play.js";
 import { reportForm, reportMoved } from "./reports.js";
 import { sha256Hex } from "./sha256.js";
 import * as timeline from "./timeline.js";
@@ -211,6 +211,7 @@ async function boot() {
   reportForm();
   if (page === "game") { gmForm(() => refresh(false)); timeline.replayForm(); auditButton(); behalfChoice(); }
   orderSubmit(() => refresh(false));
+  if (page === "play") olderReceipts();
   await refresh(true);
   setInterval(tick, 1000);
   // Polling, where the timeline is not live: the game page's timeline and summary, the player's page.

@@ -90,7 +90,7 @@ export function orderSubmit(sent) {
 
 // -- a player's page ---------------------------------------------------------------------------------------------
 let formFor = null;    // the phase and token the form was built for: polling never wipes an order being typed
-let receiptsAfter = 0;  // the receipts are read from the log once, then only what is new
+let receiptsAfter = 0;  // the receipts are read once, then only what is new
 
 export async function playerPanels() {
   const { game, me } = session;
@@ -103,21 +103,56 @@ export async function playerPanels() {
   if (me.role === "player" && phaseKey !== formFor) { await drawForm(game.state, me.player_id); formFor = phaseKey; }
 }
 
+// A receipt: one of the player's orders as the log holds it (what `arbiter verify` checks against an export).
+function receipt(e) {
+  return el("li", JSON.stringify({ game_id: gameId, seq: e.seq, hash: e.hash, prev_hash: e.prev_hash, at: e.at,
+    order: e.data.action, ...(e.data.entered_by ? { entered_by: e.data.entered_by } : {}) }));
+}
+
+const mine = (e, me) => e.actor === me.player_id && e.type === "action.submitted";
+const RECENT = 500;    // a page opens with the receipts of the newest RECENT events; older ones on request
+let receiptsFrom = 0;  // the first seq read
+
+// The events after ``after`` up to ``until``, page by page.
+async function read(after, until) {
+  const events = [];
+  for (let at = after; at !== null && at < until;) {
+    const pageOf = await api(`${gamePath()}/events?after=${at}&limit=${Math.min(1000, until - at)}`);
+    events.push(...pageOf.events.filter((e) => e.seq <= until));
+    at = pageOf.next_after;
+  }
+  return events;
+}
+
 async function receipts(me) {
   const list = $("receipts");
-  if (me.role !== "player") { list.replaceChildren(); receiptsAfter = 0; return; }
-  if (list.dataset.for !== me.player_id) { list.replaceChildren(); receiptsAfter = 0; list.dataset.for = me.player_id; }
-  if (receiptsAfter >= session.game.seq) return;
-  for (let after = receiptsAfter; after !== null;) {
-    const pageOf = await api(`${gamePath()}/events?after=${after}&limit=1000`);
-    for (const e of pageOf.events) {
-      receiptsAfter = e.seq;
-      if (e.actor !== me.player_id || e.type !== "action.submitted") continue;
-      list.prepend(el("li", JSON.stringify({ game_id: gameId, seq: e.seq, hash: e.hash, prev_hash: e.prev_hash,
-        at: e.at, order: e.data.action, ...(e.data.entered_by ? { entered_by: e.data.entered_by } : {}) })));
-    }
-    after = pageOf.next_after;
+  if (me.role !== "player") {
+    list.replaceChildren();
+    list.dataset.for = "";
+    $("receipts-older").hidden = true;
+    return;
   }
+  if (list.dataset.for !== me.player_id) {
+    list.replaceChildren();
+    list.dataset.for = me.player_id;
+    receiptsAfter = Math.max(0, session.game.seq - RECENT);
+    receiptsFrom = receiptsAfter + 1;
+    $("receipts-older").hidden = receiptsAfter === 0;
+  }
+  if (receiptsAfter >= session.game.seq) return;
+  const until = session.game.seq;
+  for (const e of (await read(receiptsAfter, until)).filter((x) => mine(x, me))) list.prepend(receipt(e));
+  receiptsAfter = until;
+}
+
+export function olderReceipts() {
+  $("receipts-older").addEventListener("click", guard(async () => {
+    const { me } = session;
+    const older = (await read(0, receiptsFrom - 1)).filter((x) => mine(x, me)).reverse();
+    $("receipts").append(...older.map(receipt));
+    receiptsFrom = 1;
+    $("receipts-older").hidden = true;
+  }, "receipts-error"));
 }
 
 // -- the GM's order on a player's behalf ---------------------------------------------------------------------------
