@@ -112,7 +112,7 @@ def in_phase(*names: str) -> Callable[[Any, dict[str, Any], str], bool]:
 
 # What a test types where the form offers no choice: Golden Strider's starting cards and first card (rule 2).
 TYPED = {("golden-strider", "play"): {"order-cards-1": 7, "order-cards-2": 7, "order-cards-3": 6, "order-cards-4": 5,
-                                      "order-cards-5": 5, "order-card": "6/0", "order-move": 3, "order-bank": 3},
+                                      "order-cards-5": 5, "order-move": 4, "order-bank": 3},
          ("golden-strider", "submit_robot"): {"+order-algorithm-cards": 5, "+order-algorithm-rules": 1,
                                               **{f"order-algorithm-cards-{n}": 6 for n in range(1, 6)}}}
 
@@ -160,7 +160,8 @@ def _fill(driver: Any, typed: dict[str, Any]) -> None:
         "for (const add of document.querySelectorAll('#order-fields fieldset[aria-required] > button.add'))"
         "  if (!add.closest('fieldset').querySelector('li')) add.click();"
         "for (const f of document.querySelectorAll('#order-fields [data-field]')) {"
-        "  if (f.id in typed) { f.value = String(typed[f.id]); continue; }"
+        "  if (f.id in typed) {"
+        "    f.value = String(typed[f.id]); f.dispatchEvent(new Event('input', {bubbles: true})); continue; }"
         "  const needed = f.getAttribute('aria-required') || f.closest('li');"
         "  if (!needed) continue;"
         "  if (f.tagName === 'SELECT' && f.value === '' && f.options.length > 1) {"
@@ -213,6 +214,8 @@ def test_an_order_of_each_type_through_the_form(world: Any, game_type: str, play
                           headers={"Authorization": f"Bearer {game.gm_token}"}, timeout=10).json()["events"]
     sent = [e for e in events if e["type"] == "action.submitted" and e["actor"] == player]
     assert sent and sent[0]["data"]["action"]["type"] == order
+    if (game_type, order) == ("golden-strider", "play"):  # the first card, offered from the starting cards typed
+        assert sent[0]["data"]["action"]["card"] == "7/0" and sent[0]["data"]["action"]["cards"] == [7, 7, 6, 5, 5]
 
 
 def _as(driver: Any, base: str, page: str, token: str | None, game_id: str) -> None:

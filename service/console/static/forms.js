@@ -9,7 +9,8 @@ import { el } from "./common.js";
 // longest, {hide: true} (a field this variant does not have); and between two fields of the order, {when: {field,
 // is: [...]}} (shown only while that field holds one of those values: Strategic Aspect's "to" with "give") and
 // {by: {field, choices: {value: [...]}}} (its choices follow that field's value: Elemental Tag's vote names an
-// applicant to admit, a team-mate to eject).  ``order``: the fields the rules name first.
+// applicant to admit, a team-mate to eject) and {from: {field, choices(values)}} (its choices made from the
+// values typed into that field).  ``order``: the fields the rules name first.
 export function buildFields(box, schema, { example = {}, legal = {}, order = [], skip = [], prefix = "f" } = {}) {
   box.replaceChildren();
   const props = schema.properties || {};
@@ -27,6 +28,24 @@ export function buildFields(box, schema, { example = {}, legal = {}, order = [],
     wraps[name] = el("div", null, { class: "field" });
     box.append(wraps[name]);
     draw(name, legal[name]);
+  }
+  for (const name of names) {
+    const { from } = legal[name] || {};
+    if (!from || !wraps[from.field]) continue;
+    // Its choices are made from another field's values as typed (Golden Strider's first card, one of the five
+    // starting cards typed above it); what was chosen stays chosen while it is still offered.
+    const follow = () => {
+      let values = [];
+      try { values = readers[from.field]() || []; } catch (e) { values = []; }
+      const choices = [...new Set(from.choices(values.filter((v) => v !== null && v !== undefined)))];
+      const select = wraps[name].querySelector("select");
+      const kept = select ? select.value : "";
+      draw(name, { choices });
+      const again = wraps[name].querySelector("select");
+      if (again && choices.includes(kept)) again.value = kept;
+    };
+    wraps[from.field].addEventListener("input", follow);
+    follow();
   }
   for (const name of names) {
     const { when, by } = legal[name] || {};

@@ -53,9 +53,14 @@ const READERS = {
       if (view.stage !== "round" || !hint || !hint.length) return null;
       const starting = hint.some((r) => r.starting_cards);
       const playable = [...new Set(hint.flatMap((r) => r.playable || []))];
+      // The card: one the runner may play (by runner, for a manager of two); in round 1 one of the five starting
+      // cards typed above it (rule 2), written value/0 as the rulebook does.
+      const card = starting ? { from: { field: "cards", choices: (values) => values.map((v) => `${v}/0`) } }
+        : hint.length > 1 ? { by: { field: "runner", choices: Object.fromEntries(hint.map((r) => [r.runner,
+          r.playable || []])) } } : { choices: playable };
       const legal = {
         runner: hint.length > 1 ? { choices: hint.map((r) => r.runner) } : hide,
-        card: playable.length ? { choices: playable } : {},
+        card,
         cards: starting ? { count: 5 } : hide,
         drug: tarnished && starting ? {} : hide,
         energiza: tarnished ? {} : hide,
