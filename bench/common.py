@@ -106,6 +106,7 @@ class Stack:
     settings: Settings
     budget: Budget = field(default_factory=Budget)
     processes: list[subprocess.Popen] = field(default_factory=list)
+    _context: Context | None = None
 
     @classmethod
     @contextmanager
@@ -140,7 +141,11 @@ class Stack:
         return Redis.from_url(self.settings.redis_url)
 
     def context(self) -> Context:
-        return Context(self.settings)
+        """This process's one context on the stack, as a server process has one: its loader's cache and, without
+        a key file, its signing key (a context each made a key each, and printed so, ~1,200 times a storm)."""
+        if self._context is None:
+            self._context = Context(self.settings)
+        return self._context
 
     def api(self, app: str = "service.wsgi:app", gunicorn: list[str] | None = None, name: str = "api",
             env: dict[str, str] | None = None, wait: bool = True) -> "Api":
