@@ -229,7 +229,7 @@ def _order_builder(
             raise conflict("deadline_passed", "The deadline for this phase has passed; the order was not recorded.",
                            {"deadline": record["phase"]["deadline"]})
         fields = {k: v for k, v in body.items() if k not in ("type", "on_behalf_of")}
-        action = {"type": kind, **load(spec.schema, fields)}
+        action = {"type": kind, **names.typed_names(spec.schema, load(spec.schema, fields))}
         state = record["engine"]
         try:
             admit(engine, state, actor, action, departed(record))

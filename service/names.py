@@ -25,7 +25,7 @@ from marshmallow import Schema, fields
 
 from engines.typed import TYPED_NAME
 from service import confusables
-from service.errors import invalid
+from service.errors import ApiError, invalid
 
 MAX_LENGTH = 60
 
@@ -89,11 +89,13 @@ def _typed_fields(schema: type[Schema] | None) -> Iterator[tuple[str, bool]]:
 
 
 def typed_names(schema: type[Schema], loaded: dict[str, Any]) -> dict[str, Any]:
-    """``loaded`` (sign-up fields) with every field ``schema`` marks ``TYPED_NAME`` checked and normalised like
-    a player's name; a list of names is checked name by name, and its names must not look alike."""
+    """``loaded`` (sign-up fields, or an order) with every field ``schema`` marks ``TYPED_NAME`` checked and
+    normalised like a player's name, also inside nested objects (a robot's algorithm); an empty one stays empty
+    (where the schema allows it, it means no name).  A list of names is checked name by name, and its names must
+    not look alike."""
     checked = dict(loaded)
     for key, many in _typed_fields(schema):
-        if checked.get(key) is None:
+        if checked.get(key) in (None, ""):
             continue
         if not many:
             checked[key] = player_name(checked[key], key)
@@ -102,6 +104,12 @@ def typed_names(schema: type[Schema], loaded: dict[str, Any]) -> dict[str, Any]:
         for index, item in enumerate(checked[key]):
             if (twin := taken_by(item, checked[key][:index])) is not None:
                 raise invalid("Two of these names look alike.", {key: [f"{item!r} looks like {twin!r}."]})
+    for key, field in schema._declared_fields.items():
+        if isinstance(field, fields.Nested) and isinstance(checked.get(key), dict):
+            try:
+                checked[key] = typed_names(type(field.schema), checked[key])
+            except ApiError as exc:  # the inner field's error, under the field that holds it
+                raise invalid(exc.message, {key: exc.details}) from exc
     return checked
 
 

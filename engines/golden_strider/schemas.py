@@ -172,7 +172,7 @@ class RobotRuleSchema(Schema):
 class AlgorithmSchema(Schema):
     """A robot: starting cards and rules tried in order each round."""
 
-    name = fields.String(load_default=None, validate=validate.Length(0, 80))
+    name = fields.String(load_default=None, validate=validate.Length(0, 80), metadata={TYPED_NAME: True})
     cards = fields.List(_int(0, 10), required=True)
     rules = fields.List(fields.Nested(RobotRuleSchema), required=True, validate=validate.Length(1, 30))
 

@@ -110,3 +110,32 @@ def test_a_runner_name_is_stored_in_its_normal_form(api: Api) -> None:
     assert status == 201, body
     status, game = api.get(f"/games/{game_id}")
     assert [p["fields"]["runner"] for p in game["players"]] == ["Swift", "Dash"]
+
+
+def _robot_race(api: Api) -> tuple[str, dict[str, str]]:
+    status, created = api.post("/games", {"type": "golden-strider", "seed": "robot-names",
+                                          "options": {"variant": "robot"}})
+    assert status == 201, created
+    tokens = {}
+    for number in range(6):
+        status, joined = api.post(f"/games/{created['game_id']}/players", {"name": f"Owner {number}"})
+        assert status == 201, joined
+        tokens[joined["player_id"]] = joined["token"]
+    started = api.post(f"/games/{created['game_id']}/start", token=created["gm_token"])
+    assert started[0] == 200, started
+    return created["game_id"], tokens
+
+
+@pytest.mark.parametrize("name", ["Bolt\x01", "Bolt\nNews", "[url]Bolt[/url]", "Bolt\u202etlob", "Bo\u200blt"])
+def test_a_robot_algorithm_s_name_gets_the_same_check(api: Api, name: str) -> None:
+    """A robot's algorithm is named by its player and shown to everyone at the end."""
+    from engines.golden_strider.bots import robot
+    from engines.rng import Rng
+
+    game_id, tokens = _robot_race(api)
+    order = robot(Rng("names", "robot"))
+    status, body = api.post(f"/games/{game_id}/actions", {**order, "algorithm": {**order["algorithm"], "name": name}},
+                            token=tokens["p1"])
+    assert status == 422 and body["error"]["details"]["algorithm"]["name"], body
+    status, body = api.post(f"/games/{game_id}/actions", order, token=tokens["p1"])
+    assert status == 202, body
