@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from redis import Redis
 
 from runtime.config import Settings
 from cli.processes import stop_group
@@ -34,6 +35,7 @@ class Stack:
     port: int = 0
     api: subprocess.Popen | None = None
     workers: list[subprocess.Popen] = field(default_factory=list)
+    names: dict[int, str] = field(default_factory=dict)  # a worker's pid: its RQ name
 
     @property
     def url(self) -> str:
@@ -68,7 +70,24 @@ class Stack:
             env=stack_env(self.settings, **self.keyed(env)), stdout=open(self.logs / f"{name}.log", "ab"),
             stderr=subprocess.STDOUT, start_new_session=True)
         self.workers.append(process)
+        self.names[process.pid] = name
         return process
+
+    def wait_settled(self, timeout: float = 30) -> None:
+        """Until the queue is empty and every live worker of this stack says it is idle, twice 0.2 s apart: what
+        a killed worker, a sweeper or a late batch left on the queue has run (the event a fixed sleep guessed)."""
+        redis = Redis.from_url(self.settings.queue_url)
+        live = [self.names[p.pid] for p in self.workers if p.poll() is None]
+        deadline, calm = time.monotonic() + timeout, 0
+        while calm < 2:
+            assert time.monotonic() < deadline, f"the queue did not settle within {timeout} s"
+            pipe = redis.pipeline(transaction=False)
+            pipe.llen(f"rq:queue:{self.settings.queue_name}")
+            for name in live:
+                pipe.hget(f"rq:worker:{name}", "state")
+            queued, *states = pipe.execute()
+            calm = calm + 1 if queued == 0 and all(state == b"idle" for state in states) else 0
+            time.sleep(0.2)
 
     def kill(self, process: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
         """Kill a process and everything it started (RQ's scheduler runs as a child)."""

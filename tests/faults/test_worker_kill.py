@@ -81,7 +81,7 @@ def test_workers_killed_mid_resolution_leave_exactly_one_outcome(stack: Stack, s
     # Any job left behind by a killed worker (started registry, sweeper re-queues) may run
     # again now: it must find every phase already resolved.
     stack.start_worker("cleanup")
-    time.sleep(3)
+    stack.wait_settled()
     for game_id, gm in games:
         numbers = [e["data"]["number"] for e in resolved(stack, game_id, gm)]
         assert numbers.count(1) == 1 and len(numbers) == len(set(numbers)), (game_id, numbers)
