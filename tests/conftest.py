@@ -102,6 +102,7 @@ def pytest_terminal_summary(terminalreporter: object, exitstatus: int, config: p
 # (--dist loadfile --no-loadscope-reorder, scripts/test.sh) a long file that starts last is a worker that runs
 # alone while the others wait for it.  A file not listed runs after these, in collection order.
 SLOWEST_FIRST = (
+    "tests/schema/test_openapi_fuzz.py",
     "tests/schema/test_generated_client.py",
     "tests/engines/test_conformance.py",
     "tests/faults/test_worker_kill.py",
@@ -119,6 +120,36 @@ SLOWEST_FIRST = (
 )
 
 
+# Long files whose tests need no order and share nothing a worker cannot set up again: their tests are spread
+# over the workers instead of keeping one busy alone.  The fuzz test, an operation a unit (each checks its own
+# examples); the conformance suite, a played game a unit (its checks share one play of it, in one process).
+SPREAD = {"tests/schema/test_openapi_fuzz.py": "operation", "tests/engines/test_conformance.py": "game"}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {path: place for place, path in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
+def work_unit(nodeid: str) -> str | None:
+    """The unit of work a test of a ``SPREAD`` file belongs to (None: its whole file is one)."""
+    path, _, name = nodeid.partition("::")
+    how = SPREAD.get(path)
+    if how == "operation" and "[" in name:
+        return nodeid
+    if how == "game" and "[" in name:
+        return f"{path}[{name.partition('[')[2]}"
+    return None
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """--dist loadfile, but with ``SPREAD``'s files split into the units ``work_unit`` names."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesAndUnits(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid) or super()._split_scope(nodeid)
+
+    return FilesAndUnits(config, log)
