@@ -27,12 +27,13 @@ import os
 import secrets
 import socket
 import time
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 
-from eventlog import keys
+from eventlog import clock, keys
 
 MAX_HOOKS = 10          # per game
 LOG_KEEP = 100          # deliveries kept in a hook's log
@@ -184,8 +185,19 @@ def deliveries(redis: Any, game_id: str, hook_id: str) -> list[dict[str, Any]]:
 
 
 def public(hook: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-    """A hook as its owner may read it: everything but the secret."""
-    return {**{k: v for k, v in hook.items() if k not in ("secret", "owner")}, **current}
+    """A hook as its owner may read it: everything but the secret, its times in ISO 8601 like the rest of the API
+    (kept as unix seconds)."""
+    shown = {**{k: v for k, v in hook.items() if k not in ("secret", "owner")}, **current}
+    return {**shown, "created_at": _iso(shown["created_at"]), "next_attempt_at": _iso(shown.get("next_attempt_at"))}
+
+
+def public_delivery(entry: dict[str, Any]) -> dict[str, Any]:
+    """A delivery log entry as its hook's owner reads it: its time in ISO 8601."""
+    return {**entry, "at": _iso(entry["at"])}
+
+
+def _iso(seconds: int | None) -> str | None:
+    return None if seconds is None else clock.iso(datetime.fromtimestamp(seconds, timezone.utc))
 
 
 def kick(redis: Any, queue: Any, game_id: str, hook_id: str, seq: int, anew: bool = False) -> bool:

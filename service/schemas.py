@@ -137,3 +137,21 @@ class HeldTokenSchema(Schema):
 
 class MyGamesRequestSchema(Schema):
     tokens = fields.List(fields.Nested(HeldTokenSchema), required=True, validate=validate.Length(1, 100))
+
+
+class FollowedTokenSchema(HeldTokenSchema):
+    after = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 2**53), metadata={
+        "description": "Send this game's events after this seq first (default 0: its whole log)."})
+
+
+class FollowMyGamesSchema(Schema):
+    """The games of many tokens on one stream (``POST /v1/me/stream`` on the stream process), a game once each."""
+
+    tokens = fields.List(fields.Nested(FollowedTokenSchema), required=True, validate=validate.Length(1, 100))
+
+    @validates_schema
+    def _a_game_once(self, data: dict, **kwargs: object) -> None:
+        games = [item["game_id"] for item in data.get("tokens", [])]
+        twice = sorted({game for game in games if games.count(game) > 1})
+        if twice:
+            raise ValidationError(f"Follow a game with one token: {', '.join(twice)} twice.", "tokens")

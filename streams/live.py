@@ -111,7 +111,7 @@ def read_webhook(context: Context, game_id: str, hook_id: str, header: str | Non
     _game(context, game_id)
     hook = _owned(context, game_id, hook_id, header, client)
     return 200, {**hooks.public(hook, hooks.state(context.redis, game_id, hook_id)),
-                 "deliveries": hooks.deliveries(context.redis, game_id, hook_id)}
+                 "deliveries": [hooks.public_delivery(d) for d in hooks.deliveries(context.redis, game_id, hook_id)]}
 
 
 def delete_webhook(context: Context, game_id: str, hook_id: str, header: str | None, client: str) -> Answer:

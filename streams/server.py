@@ -23,7 +23,9 @@ import asyncio
 import contextlib
 import logging
 import os
-from typing import Any
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable, Protocol
 
 import orjson
 from aiohttp import web
@@ -69,7 +71,7 @@ class PathOnlyLog(AbstractAccessLogger):
 def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None,
            headers: dict[str, str] | None = None) -> web.Response:
     body = orjson.dumps({"error": {"code": code, "message": message, "details": details or {}}},
-                        option=orjson.OPT_SORT_KEYS)
+                        option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)  # a list item's errors: {"0": ...}
     return web.Response(body=body, status=status, content_type="application/json", headers={**CORS, **(headers or {})})
 
 
@@ -184,24 +186,11 @@ async def stream(request: web.Request) -> web.StreamResponse:
         after = await asyncio.to_thread(resume_point, context.store, game_id, after, upto, RESUME_DEPTH)
         if feed.finished and after >= upto and fmt == SSE:
             return web.Response(status=204, headers=CORS)  # an EventSource reconnecting to a finished game stops
-        response = web.StreamResponse(headers={**CORS, "Content-Type": f"{fmt}; charset=utf-8",
-                                               "Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"})
-        await response.prepare(request)
-        last = after
+        response = await open_stream(request, fmt)
         if fmt == SSE:
             await response.write(b"retry: 2000\n\n")
-        while last < upto:  # what was missed, from the log, judged by the game as it stands
-            page = await asyncio.to_thread(context.store.read, game_id, last, min(PAGE, upto - last))
-            if not page:
-                break
-            chunk = b"".join(_frame(fmt, e["seq"], shown(record, e, viewer)) for e in page)
-            async with asyncio.timeout(WRITE_TIMEOUT_S):
-                await response.write(chunk)
-            last = page[-1]["seq"]
-        if feed.finished:
-            await response.write(_end(fmt, upto, "finished"))
-            return response
-        await _follow(response, follower, fmt, last)
+        await relay(response, context, game_id, record, viewer, follower, feed.finished, after, upto,
+                    Framing(partial(_frame, fmt), partial(_end, fmt), b": heartbeat\n\n" if fmt == SSE else b"\n"))
         return response
     except (ConnectionError, TimeoutError):
         return web.Response(status=499)
@@ -209,10 +198,51 @@ async def stream(request: web.Request) -> web.StreamResponse:
         hub.leave(feed, follower)
 
 
-async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: int) -> None:
-    """Write what the feed hands the follower, as it comes.  ``asyncio.timeout`` rather than ``wait_for``, and
-    a queued item taken without waiting: ``wait_for`` makes a task per call, per follower and event."""
-    heartbeat = b": heartbeat\n\n" if fmt == SSE else b"\n"
+async def open_stream(request: web.Request, fmt: str) -> web.StreamResponse:
+    """A streamed answer's status line and headers, sent."""
+    response = web.StreamResponse(headers={**CORS, "Content-Type": f"{fmt}; charset=utf-8",
+                                           "Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"})
+    await response.prepare(request)
+    return response
+
+
+@dataclass(frozen=True)
+class Framing:
+    """How one game's events go on a connection: its own stream's (SSE or NDJSON), or a line per event of many
+    games' (streams/many.py).  ``event(seq, body)``, ``end(seq, reason)``, and the heartbeat an idle game sends."""
+
+    event: Callable[[int, bytes], bytes]
+    end: Callable[[int, str], bytes]
+    heartbeat: bytes
+
+
+class Writer(Protocol):
+    async def write(self, data: bytes) -> None: ...
+
+
+async def relay(out: Writer, context: Context, game_id: str, record: Any, viewer: Viewer, follower: Any,
+                finished: bool, last: int, upto: int, framing: Framing) -> bool:
+    """One follower's events: what it missed after ``last`` (from the log, up to ``upto``, where its queue takes
+    over), then what the feed hands it, until the game's end (True) or the follower is dropped (False)."""
+    while last < upto:  # what was missed, from the log, judged by the game as it stands
+        page = await asyncio.to_thread(context.store.read, game_id, last, min(PAGE, upto - last))
+        if not page:
+            break
+        chunk = b"".join(framing.event(e["seq"], shown(record, e, viewer)) for e in page)
+        async with asyncio.timeout(WRITE_TIMEOUT_S):
+            await out.write(chunk)
+        last = page[-1]["seq"]
+    if finished:
+        await out.write(framing.end(upto, "finished"))
+        return True
+    return await _follow(out, follower, framing, last)
+
+
+async def _follow(response: Writer, follower: Any, framing: Framing, last: int) -> bool:
+    """Write what the feed hands the follower, as it comes; True at the game's end, False if dropped.
+    ``asyncio.timeout`` rather than ``wait_for``, and a queued item taken without waiting: ``wait_for`` makes a
+    task per call, per follower and event."""
+    heartbeat = framing.heartbeat
     queue = follower.queue
     while True:
         if queue.empty():
@@ -226,10 +256,10 @@ async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: i
         else:
             item = queue.get_nowait()
         if item is DROPPED:
-            return  # too far behind: the client resumes from its last seq
+            return False  # too far behind: the client resumes from its last seq
         if item is END:
-            await response.write(_end(fmt, last, "finished"))
-            return
+            await response.write(framing.end(last, "finished"))
+            return True
         if isinstance(item, Rewind):  # the log went back: its events after item.seq follow, the notice first
             last = item.seq
             continue
@@ -237,7 +267,7 @@ async def _follow(response: web.StreamResponse, follower: Any, fmt: str, last: i
         if seq <= last:
             continue
         async with asyncio.timeout(WRITE_TIMEOUT_S):
-            await response.write(_frame(fmt, seq, body))
+            await response.write(framing.event(seq, body))
         last = seq
 
 
@@ -301,6 +331,10 @@ def create_app(context: Context, hub: Hub | None = None, kicker: Kicker | None =
     app.router.add_get("/v1/games/{game_id}/stream", stream)
     app.router.add_route("OPTIONS", "/v1/games/{game_id}/stream", preflight)
     app.router.add_get("/v1/stream-health", health)
+    from streams.many import follow_my_games  # it builds on this module's relay
+
+    app.router.add_post("/v1/me/stream", follow_my_games)
+    app.router.add_route("OPTIONS", "/v1/me/stream", preflight)
     app.router.add_post("/v1/games/{game_id}/stream-tickets", _live(live.ticket))
     app.router.add_post("/v1/games/{game_id}/webhooks", _live(live.add_webhook, with_body=True))
     app.router.add_get("/v1/games/{game_id}/webhooks", _live(live.list_webhooks))

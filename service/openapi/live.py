@@ -15,16 +15,17 @@ def live_schemas() -> dict[str, dict[str, Any]]:
                 "id": {"type": "string"}, "url": {"type": "string"},
                 "viewer": {"type": "string", "nullable": True, "description": "Whose view the hook gets: null for the "
                            "public, gm, or the player id of a player's own hook."},
-                "created_at": {"type": "integer", "description": "Unix seconds."},
+                "created_at": {"type": "string", "format": "date-time"},
                 "delivered": {"type": "integer", "description": "The last seq the receiver acknowledged."},
                 "attempts": {"type": "integer", "description": "Failed attempts at the next event, so far."},
                 "status": {"type": "string", "enum": ["ok", "retrying", "failing"]},
                 "last_error": {"type": "string", "nullable": True},
-                "next_attempt_at": {**nullable_int, "description": "Unix seconds of the next retry, while retrying."},
+                "next_attempt_at": {"type": "string", "format": "date-time", "nullable": True,
+                                    "description": "When the next retry is due, while retrying."},
                 "secret": {"type": "string", "description": "Only in the answer that creates the hook: the key of "
                            "each delivery's Arbiter-Signature (HMAC-SHA256 over '<t>.' + body)."}}}
     delivery = {"type": "object", "required": ["seq", "at", "status", "error", "attempt", "ms"], "properties": {
-        "seq": {"type": "integer"}, "at": {"type": "integer"}, "status": nullable_int,
+        "seq": {"type": "integer"}, "at": {"type": "string", "format": "date-time"}, "status": nullable_int,
         "error": {"type": "string", "nullable": True}, "attempt": {"type": "integer"}, "ms": {"type": "integer"}}}
     return {
         "StreamTicket": {"type": "object", "required": ["ticket", "expires_in", "stream"], "properties": {
@@ -132,13 +133,55 @@ def _stream_path() -> dict[str, Any]:
             **error_responses(401, 404, 422)}}}
 
 
+def _my_stream_path() -> dict[str, Any]:
+    """``POST /v1/me/stream``: the games of many tokens on one connection, each line naming its game."""
+    return {"post": {
+        "operationId": "followMyGames", "tags": ["Live"], "summary": "Follow the games of many tokens on one stream "
+        "(a bot in many games)", "description": "Each token with its game (tokens belong to one game each), in the "
+        "body, never in a URL; up to 100, a game once. NDJSON, one line per item: a game's event as that token sees "
+        "it (as its own stream shows it), a game's end, a game refused (the error its own stream would answer; the "
+        "others go on), an empty line as heartbeat, and a last line once every game has ended. A game whose follower "
+        "falls too far behind ends the connection: reconnect with each game's after = the last seq you have.",
+        "requestBody": request_body("FollowMyGames", {"tokens": [
+            {"game_id": "g0123456789abcdef", "token": "...", "after": 0}]}),
+        "responses": {"200": {"description": "The games' events as they are recorded, one line each.", "content": {
+            "application/x-ndjson": {"schema": ref("MyStreamLine")},
+            "text/plain": {"schema": {"type": "string", "description": "The same lines, for Accept: text/plain "
+                                      "(each a MyStreamLine, or empty)."}}}}, **error_responses(400, 413, 422)}}}
+
+
+def my_stream_schemas() -> dict[str, dict[str, Any]]:
+    game_id = {"type": "string", "description": "The game the line is about."}
+    return {
+        "FollowMyGames": {"type": "object", "required": ["tokens"], "additionalProperties": False, "properties": {
+            "tokens": {"type": "array", "minItems": 1, "maxItems": 100, "items": {
+                "type": "object", "required": ["game_id", "token"], "additionalProperties": False, "properties": {
+                    "game_id": {"type": "string", "minLength": 1, "maxLength": 64},
+                    "token": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "after": {"type": "integer", "minimum": 0, "default": 0, "description": "Send this game's "
+                              "events after this seq first (default 0: its whole log)."}}}}}},
+        "MyStreamEvent": {"type": "object", "required": ["game_id", "event"], "properties": {
+            "game_id": game_id, "event": ref("Event")}},
+        "MyStreamGameEnd": {"type": "object", "required": ["game_id", "end"], "properties": {
+            "game_id": game_id, "end": {"type": "object", "required": ["reason", "seq"], "properties": {
+                "reason": {"type": "string", "enum": ["finished"]}, "seq": {"type": "integer"}}}}},
+        "MyStreamRefused": {"type": "object", "required": ["game_id", "error"], "properties": {
+            "game_id": game_id, "error": ref("ErrorBody")}},
+        "MyStreamEnd": {"type": "object", "required": ["end"], "properties": {"end": {
+            "type": "object", "required": ["reason"], "properties": {"reason": {"type": "string", "enum": [
+                "finished"]}}}}, "description": "The last line: every game has ended."},
+        "MyStreamLine": {"oneOf": [ref("MyStreamEvent"), ref("MyStreamGameEnd"), ref("MyStreamRefused"),
+                                   ref("MyStreamEnd")], "description": "One line of followMyGames."},
+    }
+
+
 def follow_live(document: dict[str, Any]) -> None:
     """Add following games live to the assembled document: the stream, the stream tickets and the webhooks, with
     their schemas and a Live tag.  The stream process (``arbiter stream``) serves them, not this API: each of their
     paths names it in ``servers`` (a generated client calls them with a client whose base URL is the stream process:
     ``GET /v1/health``'s ``stream_url`` without its ``/v1``)."""
-    document["components"]["schemas"].update(live_schemas())
-    paths = {"/v1/games/{game_id}/stream": _stream_path(), **_live_paths()}
+    document["components"]["schemas"].update({**live_schemas(), **my_stream_schemas()})
+    paths = {"/v1/games/{game_id}/stream": _stream_path(), "/v1/me/stream": _my_stream_path(), **_live_paths()}
     for item in paths.values():
         for operation in item.values():
             operation["responses"].update(error_responses(429, 503))

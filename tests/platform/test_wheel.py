@@ -3,9 +3,10 @@ serves the GM console's pages and files.  It once shipped only ``*.lua`` as pack
 500 TemplateNotFound.
 
 The wheel is built from a copy of the source without build leftovers (a stale ``*.egg-info`` lists files the
-configuration no longer ships, and setuptools adds them), with pip (its build isolation: pyproject asks for a newer setuptools than a venv has), using
-pip's cache; the fresh venv has no pip and gets the wheel alone (``--no-deps``), its dependencies coming from this
-environment's site-packages (a ``.pth`` line, which adds a directory without running the editable install's hook)."""
+configuration no longer ships, and setuptools adds them), with pip (its build isolation: pyproject asks for a newer
+setuptools than a venv has), using pip's cache; the fresh venv has no pip and gets the wheel alone (``--no-deps``),
+its dependencies coming from this environment's site-packages (a ``.pth`` line, which adds a directory without
+running the editable install's hook)."""
 from __future__ import annotations
 
 import shutil
@@ -52,7 +53,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_holds_every_console_file(wheel: Path) -> None:
     shipped = set(zipfile.ZipFile(wheel).namelist())
-    wanted = {p.relative_to(ROOT).as_posix() for p in CONSOLE.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    wanted = {p.relative_to(ROOT).as_posix() for p in CONSOLE.rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts}
     assert wanted and wanted <= shipped, sorted(wanted - shipped)
     assert "eventlog/append.lua" in shipped
 
