@@ -369,9 +369,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         given = [note for path in args.note for note in _notes_in(Path(path))]
         with open(args.file, "rb") as source:  # read as it streams: a large export is never held whole
-            report, document = export_stream.verify(source, given)
+            seqs = [int(seq) for seq, _, _ in (text.partition(":") for text in args.receipt) if seq.isdigit()]
+            report, document = export_stream.verify(source, given, seqs)
             report = proofs.check(document, report, given, proofs.verifiers(args.key) if args.key else None)
-            report["receipts"] = [_check_receipt(export_stream.events(source), text) for text in args.receipt]
+            report["receipts"] = [_check_receipt(document["events"], text) for text in args.receipt]
     except (OSError, ValueError) as exc:
         print(f"cannot verify {args.file}: {exc}", file=sys.stderr)
         return 2

@@ -111,11 +111,13 @@ def events(source: BinaryIO, parser: Any = ijson) -> Iterator[Any]:
     return parser.items(source, "events.item", use_float=True)
 
 
-def verify(source: BinaryIO, notes: Iterable[Any] = ()) -> tuple[dict[str, Any], dict[str, Any]]:
+def verify(source: BinaryIO, notes: Iterable[Any] = (),
+           seqs: Iterable[int] = ()) -> tuple[dict[str, Any], dict[str, Any]]:
     """``replays.audit.verify`` of the export in ``source``, read as it streams: ``NotJson`` if it is not one JSON
     object, a ValueError if it is not an export.  Also the export as ``replays.proofs.check`` reads it: its header
     fields, and its events as the signed notes need them: the seq, hash and prev_hash of each event a note names
-    (the file's notes and checkpoints, and ``notes``), an empty object for every other."""
+    (the file's notes and checkpoints, and ``notes``) or ``seqs`` lists (receipts given), an empty object for every
+    other."""
     parser: Any = ijson
     try:
         header = read_header(source)
@@ -130,6 +132,7 @@ def verify(source: BinaryIO, notes: Iterable[Any] = ()) -> tuple[dict[str, Any],
     if header.events_kind != "array" or not header.events:
         raise ValueError("an export needs a non-empty 'events' list")
     wanted = _named_seqs([*notes, *_listed(header.fields, "notes"), *_listed(header.fields, "checkpoints")])
+    wanted.update(seqs)
     kept: list[dict[str, Any]] = []
     streamed = _linked(events(source, parser), kept, wanted)
     if kind == audit.VIEW_FORMAT:
