@@ -41,6 +41,7 @@ from service.app import create_app
 from service.openapi import pascal
 from service.openapi.events import event_name
 from service.openapi.games import shown_options
+from tests.docs.markdown import blocks
 from tests.platform.helpers import run_queued_jobs
 from tests.schema.declared import missing
 
@@ -60,10 +61,10 @@ DOCS_BASE = "http://127.0.0.1:8000"  # where docs/clients.md says the API is; th
 
 
 def docs_block(language: str, after: str) -> str:
-    """The first ```language block of docs/clients.md after the text ``after``, as written."""
-    text = DOCS.read_text()
-    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
-    return text[start:text.index("```", start)]
+    """The first ```language block of docs/clients.md after the line holding ``after``, as written."""
+    lines = DOCS.read_text().splitlines()
+    line = next(number for number, text in enumerate(lines, start=1) if after in text)
+    return next(b.body for b in blocks(DOCS) if b.lang == language and int(b.where.rsplit(":", 1)[1]) > line) + "\n"
 
 
 RECIPE = "A typed client, generated"
