@@ -157,7 +157,16 @@ function heardLive(event, via) {
 
 // -- start -----------------------------------------------------------------------------------------------------
 // ``full``: the token changed (or the page opened): everything is drawn again for it, and the stream reopened.
-async function refresh(full) {
+// Refreshes run one at a time, in the order asked (a token pasted while the page still draws for the last one).
+let refreshing = Promise.resolve();
+
+function refresh(full) {
+  const next = refreshing.catch(() => null).then(() => drawAll(full));
+  refreshing = next;
+  return next;
+}
+
+async function drawAll(full) {
   if (page === "index") { $("token-role").textContent = roleText(); return; }
   if (full && page === "game") live.stop();  // what the last token's stream would still say is not for this one
   await loadGame();
@@ -167,11 +176,12 @@ async function refresh(full) {
     $("gm").hidden = !gm;
     if (full) timeline.reset();
     if (full || !live.noPolling()) await timeline.pollEvents();
+    // The stream opens as soon as the timeline has its events (the GM's panels come after).
+    if (full) live.start(timeline.newest, heardLive, session.game.status === "finished");
     timeline.viewAsOptions();
     guard(reportMoved, "report-error")();  // not awaited: the report follows on its own
     if (gm) { await gmPanel(); await guard(behalfPanel, "order-error")(); } else $("orders").hidden = true;
     await timeline.timelineMoved(full);
-    if (full) live.start(timeline.newest, heardLive, session.game.status === "finished");
   } else if (page === "play") {
     await playerPanels();
     await guard(reportMoved, "report-error")();
