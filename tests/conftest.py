@@ -98,44 +98,63 @@ def pytest_terminal_summary(terminalreporter: object, exitstatus: int, config: p
     figures.summary(terminalreporter)
 
 
-# The longest files, measured alone (seconds of one process, issue 33), start first: under pytest-xdist
-# (--dist loadfile --no-loadscope-reorder, scripts/test.sh) a long file that starts last is a worker that runs
-# alone while the others wait for it.  A file not listed runs after these, in collection order.
+# The longest files and tests, measured alone (issue 33), start first: under pytest-xdist (--dist loadfile
+# --no-loadscope-reorder, scripts/test.sh) a long unit that starts last is a worker running alone while the others
+# wait for it.  An entry is a node id's beginning; whatever matches none runs after these, in collection order.
 SLOWEST_FIRST = (
+    "tests/security/test_bad_input.py::test_orders_out_of_turn_and_out_of_phase_are_409[strategic-aspect]",
+    "tests/security/test_bad_input.py::test_every_action_with_bad_fields_is_refused[strategic-aspect]",
     "tests/schema/test_openapi_fuzz.py",
+    "tests/bench/test_smoke.py",
     "tests/schema/test_generated_client.py",
-    "tests/engines/test_conformance.py",
     "tests/faults/test_worker_kill.py",
+    "tests/engines/elemental_tag/test_bot_games.py",
+    "tests/engines/test_conformance.py",
     "tests/faults/test_deadlines.py",
-    "tests/e2e/test_games_http.py",
+    "tests/platform/test_cli_newcomer.py",
+    "tests/security/test_authorization.py",
     "tests/faults/test_restarts.py",
+    "tests/e2e/test_games_http.py",
     "tests/e2e/test_strategic_aspect_http.py",
+    "tests/schema/test_stateful.py",
     "tests/console/test_browser.py",
+    "tests/engines/strategic_aspect/test_invariants.py",
     "tests/e2e/test_elemental_tag_http.py",
     "tests/faults/test_frozen_store.py",
+    "tests/platform/test_body_limits.py",
     "tests/e2e/test_extreme_ways_http.py",
     "tests/schema/test_event_schemas.py",
     "tests/schema/test_engine_schemas.py",
     "tests/faults/test_cluster_outage.py",
+    "tests/security/test_bad_input.py",
 )
 
-
 # Long files whose tests need no order and share nothing a worker cannot set up again: their tests are spread
-# over the workers instead of keeping one busy alone.  The fuzz test, an operation a unit (each checks its own
-# examples); the conformance suite, a played game a unit (its checks share one play of it, in one process).
-SPREAD = {"tests/schema/test_openapi_fuzz.py": "operation", "tests/engines/test_conformance.py": "game"}
+# over the workers instead of keeping one busy alone.  "item": each parametrized test is a unit (the fuzz test's
+# operations each check their own examples); "game": the conformance suite's checks of one played game are a
+# unit (they share one play of it, in one process).
+SPREAD = {
+    "tests/schema/test_openapi_fuzz.py": "item",
+    "tests/security/test_bad_input.py": "item",
+    "tests/security/test_authorization.py": "item",
+    "tests/engines/elemental_tag/test_bot_games.py": "item",
+    "tests/engines/test_conformance.py": "game",
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank = {path: place for place, path in enumerate(SLOWEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    def rank(item: pytest.Item) -> int:
+        return next((place for place, start in enumerate(SLOWEST_FIRST) if item.nodeid.startswith(start)),
+                    len(SLOWEST_FIRST))
+
+    items.sort(key=rank)
 
 
 def work_unit(nodeid: str) -> str | None:
     """The unit of work a test of a ``SPREAD`` file belongs to (None: its whole file is one)."""
     path, _, name = nodeid.partition("::")
     how = SPREAD.get(path)
-    if how == "operation" and "[" in name:
+    if how == "item" and "[" in name:
         return nodeid
     if how == "game" and "[" in name:
         return f"{path}[{name.partition('[')[2]}"
