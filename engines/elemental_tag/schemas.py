@@ -149,7 +149,7 @@ _SECRET = _obj({}, {"bids": _by("player", _I), "missed": _list(_S), "tie_price":
 
 HINT = _obj({}, {
     "bid": _obj({"min": _I, "max": _I}), "place": _obj({"replace": _list(_B)}),
-    "move": _obj({"directions": _list(_S), "tags": _list(_S)}), "apply": _obj({"elements": _list(_ELEMENT)}),
+    "move": _obj({"directions": _list(_DIRECTION), "tags": _list(_S)}), "apply": _obj({"elements": _list(_ELEMENT)}),
     "form": _obj({"partners": _list(_S), "elements": _list(_ELEMENT)}),
     "vote": _obj({"admit": _list(_S), "eject": _list(_S)}), "leave": _obj({}), "disband": _obj({})},
     "The orders a player may send now, with their choices.")

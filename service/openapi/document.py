@@ -16,6 +16,7 @@ from engines import registry
 from engines.contract import Engine
 from service import answers, schemas
 from service.http import reply
+from service.openapi.enums import share_enums
 from service.openapi.events import event_schemas
 from service.openapi.games import game_schemas, gm_orders, join_json_schema
 from service.openapi.live import follow_live, with_stream_server
@@ -97,6 +98,7 @@ def document() -> dict[str, Any]:
     components = document["components"]["schemas"]
     components["CreateGame"]["properties"]["type"]["enum"] = [e.meta.name for e in engines]
     components.update(event_schemas(components, engines))
+    share_enums(components, engines)
     document["tags"] = [{"name": "Service"}, {"name": "Game types"}, {"name": "Games", "description": "Every game "
                         "type"}, *({"name": e.meta.title, "description": e.meta.summary} for e in engines)]
     follow_live(document)

@@ -131,3 +131,22 @@ def test_no_component_holds_a_property_of_its_own_name() -> None:
     text = json.dumps(document())
     for old in ("Error", "Report", "GameTypes", "Keys"):
         assert old not in schemas and f'"#/components/schemas/{old}"' not in text
+
+
+def test_order_enums_are_components_and_every_equal_enum_of_the_game_type_refers_to_them() -> None:
+    """A bot sends back what its hint offered, with no conversion: the hints' values are the orders' enums (one class
+    in a generated client, not one per place)."""
+    schemas = document()["components"]["schemas"]
+    assert schemas["StrategicAspectHint"]["properties"]["spaces"]["items"] == {
+        "$ref": "#/components/schemas/StrategicAspectMoveSpaces"}
+    assert schemas["ElementalTagHint"]["properties"]["move"]["properties"]["directions"]["items"] == {
+        "$ref": "#/components/schemas/ElementalTagMoveDirection"}
+    for engine in registry.all_latest():
+        p = pascal(engine.meta.name)
+        shared = {name: tuple(body["enum"]) for name, body in schemas.items()
+                  if name.startswith(p) and set(body) == {"type", "enum"}}
+        for name, body in schemas.items():
+            if not name.startswith(p) or name in shared:
+                continue
+            inline = [tuple(v for v in node["enum"] if v is not None) for node in _walk(body) if "enum" in node]
+            assert not set(inline) & set(shared.values()), (name, set(inline) & set(shared.values()))

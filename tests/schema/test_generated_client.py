@@ -291,7 +291,7 @@ class Table:
         kind = {"auction": "bid", "rebid": "bid"}.get(stage, stage)
         order = m(f"StrategicAspect{pascal(kind)}")
         fields: dict[str, Any] = {
-            "move": lambda: {"spaces": m("StrategicAspectMoveSpaces")(max(legal.spaces))},
+            "move": lambda: {"spaces": max(legal.spaces)},  # the hint's values are the order's enum
             "steal": lambda: {"from_": next((c for c in legal.from_ if c is not None), None)},
             "buy_vote": lambda: {"buy": legal.buy[-1]},
             "bid": lambda: {"amount": legal.amount[-1] if player == "p1" else legal.amount[0]},
@@ -315,8 +315,9 @@ class Table:
         if self.gen.unset(hint.move):
             return []
         direction = hint.move.directions[state.round_ % len(hint.move.directions)]
-        return [m("ElementalTagMove")(type_=m("ElementalTagMoveType")("move"), direction=m(
-            "ElementalTagMoveDirection")(direction), tags=hint.move.tags or self.gen.types.UNSET)]
+        assert isinstance(direction, m("ElementalTagMoveDirection"))  # the hint offers the order's own enum
+        return [m("ElementalTagMove")(type_=m("ElementalTagMoveType")("move"), direction=direction,
+                                      tags=hint.move.tags or self.gen.types.UNSET)]
 
     def _sxyzm_cyclone(self, player: str, state: Any) -> list[Any]:
         m = self.gen.model
