@@ -367,3 +367,24 @@ def test_a_gm_creates_a_game_signs_players_up_and_runs_it_over_plain_http(world:
         assert ctx.loader.load(game_id)["status"] == "running"
     finally:
         driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+
+def test_a_player_page_reads_recent_receipts_and_older_ones_on_request(world: Any) -> None:
+    ctx, base, driver = world
+    game = Game(ctx, "elemental-tag", 16, {}, "console-receipts")
+    game.until(lambda phase, view, p: ctx.loader.load(game.id)["seq"] > 530, phases=2000)
+    events = requests.get(f"{base}/v1/games/{game.id}/events?after=0&limit=1000",
+                          headers={"Authorization": f"Bearer {game.gm_token}"}, timeout=10).json()["events"]
+    seq = ctx.loader.load(game.id)["seq"]
+    orders = [e["seq"] for e in events if e["type"] == "action.submitted" and e["actor"] == "p1" and e["seq"] <= seq]
+    _as(driver, base, "/play", game.tokens["p1"], game.id)
+    wait_for(driver, lambda: driver.find_element("id", "receipts-older").is_displayed(), "the older receipts' button")
+
+    def shown() -> list[int]:
+        return [int(li.text.split('"seq":')[1].split(",")[0])
+                for li in driver.find_elements("css selector", "#receipts li")]
+
+    assert shown() and min(shown()) > seq - 500 and shown() == sorted(shown(), reverse=True)
+    driver.find_element("id", "receipts-older").click()
+    wait_for(driver, lambda: sorted(shown()) == orders, "every receipt, newest first")
+    assert shown() == sorted(shown(), reverse=True)
