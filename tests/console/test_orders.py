@@ -384,7 +384,8 @@ def test_a_player_page_reads_recent_receipts_and_older_ones_on_request(world: An
         return [int(li.text.split('"seq":')[1].split(",")[0])
                 for li in driver.find_elements("css selector", "#receipts li")]
 
-    assert shown() and min(shown()) > seq - 500 and shown() == sorted(shown(), reverse=True)
+    wait_for(driver, shown, "the recent receipts")
+    assert min(shown()) > seq - 500 and shown() == sorted(shown(), reverse=True)
     driver.find_element("id", "receipts-older").click()
     wait_for(driver, lambda: sorted(shown()) == orders, "every receipt, newest first")
     assert shown() == sorted(shown(), reverse=True)
