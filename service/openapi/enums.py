@@ -28,17 +28,6 @@ def _referring(schema: dict[str, Any], name: str) -> dict[str, Any]:
     return {"allOf": [ref(name)], **rest} if rest else ref(name)
 
 
-def _places(value: Any) -> Iterator[dict[str, Any]]:
-    """Every schema object under ``value`` (properties, items, unions, maps)."""
-    if isinstance(value, dict):
-        yield value
-        for item in value.values():
-            yield from _places(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _places(item)
-
-
 def share_enums(components: dict[str, dict[str, Any]], engines: list[Engine]) -> None:
     """Hoist each game type's order enums into components and point that game type's equal enums at them."""
     for engine in engines:
@@ -46,23 +35,33 @@ def share_enums(components: dict[str, dict[str, Any]], engines: list[Engine]) ->
         named: dict[Key, str] = {}
         for action in engine.actions.values():
             order = components.get(f"{p}{pascal(action.name)}", {})
-            for field, schema in order.get("properties", {}).items():
-                key = _key(schema)
-                if key is None:
-                    continue
-                name = named.setdefault(key, f"{p}{pascal(action.name)}{pascal(field)}")
-                components.setdefault(name, {"type": key[0], "enum": list(key[1])})
-                order["properties"][field] = _referring(schema, name)
-        if not named:
-            continue
+            for place, where, schema, key, field in _enums_in(order, "type"):
+                if field != "type":  # an order's own tag
+                    name = named.setdefault(key, f"{p}{pascal(action.name)}{pascal(field)}")
+                    components.setdefault(name, {"type": key[0], "enum": list(key[1])})
+                    _replace(place, where, _referring(schema, name))
         for component, body in list(components.items()):
-            if not component.startswith(p) or component in named.values():
-                continue
-            for place in _places(body):
-                for field, schema in list(_children(place)):
-                    key = _key(schema) if isinstance(schema, dict) else None
+            if component.startswith(p) and component not in named.values():
+                for place, where, schema, key, _field in _enums_in(body, ""):
                     if key in named:
-                        _replace(place, field, _referring(schema, named[key]))
+                        _replace(place, where, _referring(schema, named[key]))
+
+
+def _enums_in(body: dict[str, Any], field: str) -> list[tuple[dict[str, Any], tuple[str, Any], dict[str, Any], Key,
+                                                                str]]:
+    """Every inline enum under ``body``: where it sits (its parent and place there), its key, and the nearest
+    property name above it (an array's items and a union's members are named by their property)."""
+    found = []
+    for where, schema in list(_children(body)):
+        if not isinstance(schema, dict):
+            continue
+        name = where[1] if where[0] == "properties" else field
+        key = _key(schema)
+        if key is not None:
+            found.append((body, where, schema, key, name))
+        else:
+            found += _enums_in(schema, name)
+    return found
 
 
 def _children(place: dict[str, Any]) -> Iterator[tuple[tuple[str, Any], dict[str, Any]]]:

@@ -141,6 +141,8 @@ def test_order_enums_are_components_and_every_equal_enum_of_the_game_type_refers
         "$ref": "#/components/schemas/StrategicAspectMoveSpaces"}
     assert schemas["ElementalTagHint"]["properties"]["move"]["properties"]["directions"]["items"] == {
         "$ref": "#/components/schemas/ElementalTagMoveDirection"}
+    assert schemas["ExtremeWaysHint"]["properties"]["move"]["properties"]["options"]["items"] == {
+        "$ref": "#/components/schemas/ExtremeWaysMoveOptions"}
     for engine in registry.all_latest():
         p = pascal(engine.meta.name)
         shared = {name: tuple(body["enum"]) for name, body in schemas.items()

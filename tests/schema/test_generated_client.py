@@ -265,7 +265,7 @@ class Table:
         if not self.gen.unset(hint.bid):
             return [m("ExtremeWaysBid")(type_=m("ExtremeWaysBidType")("bid"), amount=hint.bid.min_)]
         if not self.gen.unset(hint.move):
-            option = m("ExtremeWaysMoveOptionsItemType0")(hint.move.options[-1].value)
+            option = hint.move.options[-1]  # the hint offers the order's own enum
             return [m("ExtremeWaysMove")(type_=m("ExtremeWaysMoveType")("move"), options=[option] * hint.move.rounds)]
         if not self.gen.unset(hint.ec_vote):
             return [m("ExtremeWaysEcVote")(type_=m("ExtremeWaysEcVoteType")("ec_vote"),
@@ -325,8 +325,7 @@ class Table:
             return []
         move = state.legal_moves.moves[0]
         return [m("SxyzmCycloneTurn")(type_=m("SxyzmCycloneTurnType")("turn"), moves=[m("SxyzmCycloneTurnMovesItem")(
-            cube=m("SxyzmCycloneTurnMovesItemCube")(move.cube.value),
-            toward=m("SxyzmCycloneTurnMovesItemToward")(move.toward.value))])]
+            cube=move.cube, toward=move.toward)])]  # the hint offers the order's own enums
 
     def _coin(self, player: str, state: Any) -> list[Any]:
         m = self.gen.model

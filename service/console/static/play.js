@@ -11,9 +11,30 @@ export async function schemas() {
   if (!catalogue) {
     const [types, document] = await Promise.all([api("/game-types", { bearer: null }), api("/openapi.json",
       { bearer: null })]);
-    catalogue = { types: types.game_types, schemas: document.components.schemas };
+    catalogue = { types: types.game_types, schemas: withEnumsInline(document.components.schemas) };
   }
   return catalogue;
+}
+
+// The document shares each order's enums as components (``{$ref}``, or ``{allOf: [{$ref}], ...}`` beside a
+// description or nullable); the forms read an enum where it is used, so each reference to one is put back inline.
+function withEnumsInline(all) {
+  const enumOf = (node) => {
+    const ref = node && (node.$ref || (node.allOf && node.allOf.length === 1 && node.allOf[0].$ref));
+    const target = ref && all[ref.split("/").pop()];
+    return target && target.enum ? target : null;
+  };
+  const inline = (node) => {
+    if (Array.isArray(node)) return node.map(inline);
+    if (!node || typeof node !== "object") return node;
+    const target = enumOf(node);
+    if (target) {
+      const { $ref, allOf, ...rest } = node;
+      return { ...target, ...rest };
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value)]));
+  };
+  return inline(all);
 }
 
 export async function gameType() {
