@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from engines import registry
 from engines.rng import Rng
 from service import commands
-from service.auth import PUBLIC_CALLER, Caller, digest
 from runtime.context import Context
 
 
@@ -17,20 +16,16 @@ class Game:
     tokens: dict[str, str]  # player id -> token
 
 
-def gm_caller(game: Game) -> Caller:
-    return Caller("gm", None, digest(game.gm_token))
-
-
 def make_game(ctx: Context, game_type: str = "extreme-ways", players: int = 4, *, start: bool = True,
               deadlines: dict[str, int] | None = None, resolve_early: bool = True) -> Game:
     created = commands.create_game(ctx, {"type": game_type, "deadlines": deadlines or {},
                                          "resolve_early": resolve_early})
     game = Game(created["game_id"], created["gm_token"], {})
     for index in range(players):
-        joined = commands.join(ctx, game.game_id, PUBLIC_CALLER, {"name": f"Bench {index + 1}"})
+        joined = commands.join(commands.sender(ctx, game.game_id, None, {"name": f"Bench {index + 1}"}))[1]
         game.tokens[joined["player_id"]] = joined["token"]
     if start:
-        commands.start(ctx, game.game_id, gm_caller(game))
+        commands.start(commands.sender(ctx, game.game_id, game.gm_token, {}))
     return game
 
 

@@ -19,12 +19,11 @@ from typing import Any
 from rq import Worker
 
 from bench.common import OutOfTime, Stack, best_of, children, quantile, say
-from bench.games import Game, bot_orders, gm_caller, make_game
+from bench.games import Game, bot_orders, make_game
 from bench.report import row
 from eventlog import keys
 from eventlog import clock
 from service import commands
-from service.auth import Caller, digest
 from runtime.scheduling import FAILURE_TTL, JOB_TIMEOUT, RESULT_TTL
 
 TARGET_RATIO = 0.5
@@ -149,7 +148,7 @@ def _setup_game(stack: Stack) -> tuple[Game, int]:
     orders = bot_orders(ctx, game)
     for player in ("p1", "p2"):  # two players bid, two miss the deadline and get the default
         if player in orders:
-            commands.act(ctx, game.game_id, Caller("player", player, digest(game.tokens[player])), orders[player])
+            commands.act(commands.sender(ctx, game.game_id, game.tokens[player], orders[player]))
     return game, ctx.store.head(game.game_id)[0]
 
 
@@ -167,8 +166,8 @@ def game_storm(stack: Stack, count: int) -> dict[str, Any]:
 
     def extend(item: tuple[Game, int]) -> None:
         game, _seq = item
-        commands.act(ctx, game.game_id, gm_caller(game),
-                     {"type": "gm.extend_deadline", "deadline": deadline, "reason": "bench: deadline storm"})
+        move = {"type": "gm.extend_deadline", "deadline": deadline, "reason": "bench: deadline storm"}
+        commands.act(commands.sender(ctx, game.game_id, game.gm_token, move))
 
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(extend, games))

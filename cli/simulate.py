@@ -23,7 +23,7 @@ from engines.rng import Rng
 from replays.audit import audit
 from replays.fold import engine_for
 from service import commands
-from service.auth import PUBLIC_CALLER, Caller, digest
+from service.auth import KnownTokens
 from runtime.context import Context, using
 from service.errors import ApiError
 from workers.runner import run_burst
@@ -53,14 +53,18 @@ def _play(ctx: Context, game_type: str, players: int, seed: str, options: dict[s
         raise ApiError(422, "unknown_type", f"Unknown game type {game_type!r}; known: {', '.join(registry.names())}.")
     created = commands.create_game(ctx, {"type": game_type, "options": options, "seed": seed, "resolve_early": True})
     game_id = created["game_id"]
-    gm = Caller("gm", None, digest(created["gm_token"]))
-    callers: dict[str, Caller] = {"gm": gm}
+    gm = created["gm_token"]
+    tokens: dict[str, str] = {"gm": gm}
+    known = KnownTokens()
+
+    def send(token: str | None, body: dict[str, Any]) -> commands.Sender:
+        return commands.sender(ctx, game_id, token, body, known=known)
+
     fields = fields or _fields_for(engine, players)
     for index in range(players):
-        joined = commands.join(ctx, game_id, gm if fields[index] else PUBLIC_CALLER,
-                               {"name": f"Bot {index + 1}", **fields[index]})
-        callers[joined["player_id"]] = Caller("player", joined["player_id"], digest(joined["token"]))
-    commands.start(ctx, game_id, gm)
+        joined = commands.join(send(gm if fields[index] else None, {"name": f"Bot {index + 1}", **fields[index]}))[1]
+        tokens[joined["player_id"]] = joined["token"]
+    commands.start(send(gm, {}))
     say(f"game {game_id}: {engine.meta.title}, {players} bots, seed commitment {created['seed_commitment'][:12]}…")
     for _ in range(max_phases):
         record = ctx.loader.load(game_id)
@@ -69,7 +73,7 @@ def _play(ctx: Context, game_type: str, players: int, seed: str, options: dict[s
         number = record["phase"]["number"]
         for order in interrupts.pop(number, []):
             who = order.get("player", "gm")
-            commands.act(ctx, game_id, callers[who], {k: v for k, v in order.items() if k != "player"})
+            commands.act(send(tokens[who], {k: v for k, v in order.items() if k != "player"}))
             say(f"  {who}: {order['type']}")
         record = ctx.loader.load(game_id)
         if record["status"] == "finished":
@@ -82,14 +86,14 @@ def _play(ctx: Context, game_type: str, players: int, seed: str, options: dict[s
             action = engine.bot_action(ctx.loader.load(game_id)["engine"], actor, bots.fork(actor))
             if action is not None:
                 try:
-                    commands.act(ctx, game_id, callers.get(actor, gm), _as_request(action, actor))
+                    commands.act(send(tokens.get(actor, gm), _as_request(action, actor)))
                 except ApiError as exc:
                     say(f"  bot {actor} order refused: {exc.message}")
         record = ctx.loader.load(game_id)
         if record["phase"] and record["phase"]["number"] == number:
             still = engine_for(record).phase(record["engine"])
             if still is not None and still.awaiting:
-                commands.act(ctx, game_id, gm, {"type": "gm.resolve_now", "reason": "simulation: bots are done"})
+                commands.act(send(gm, {"type": "gm.resolve_now", "reason": "simulation: bots are done"}))
         run_burst(ctx)
         after = ctx.loader.load(game_id)
         if after["status"] != "finished" and after["phase"] is not None and after["phase"]["number"] == number:
@@ -103,17 +107,17 @@ def _play(ctx: Context, game_type: str, players: int, seed: str, options: dict[s
     revealed = record.get("seed") or ctx.store.private_field(game_id, "seed")  # at the end; the GM's before
     report = audit(ctx.store.read(game_id), revealed)
     if not finished and record["status"] == "running":
-        _pause(ctx, game_id, gm, say)
+        _pause(send(gm, {"type": "gm.pause", "reason": "simulation stopped unfinished"}), game_id, say)
     say(f"{'finished' if finished else 'STOPPED UNFINISHED'} after {record['seq']} events; "
         f"audit {'ok' if report['ok'] else 'FAILED'}")
     return {"game_id": game_id, "result": record.get("result"), "audit_ok": report["ok"], "events": record["seq"],
             "finished": finished}
 
 
-def _pause(ctx: Context, game_id: str, gm: Caller, say: Callable[[str], Any]) -> None:
+def _pause(pause: commands.Sender, game_id: str, say: Callable[[str], Any]) -> None:
     """A game the bots stopped playing is paused: its deadlines would otherwise play it on with nobody's orders."""
     try:
-        commands.act(ctx, game_id, gm, {"type": "gm.pause", "reason": "simulation stopped unfinished"})
+        commands.act(pause)
         say(f"game {game_id} paused")
     except ApiError as exc:
         say(f"game {game_id} could not be paused: {exc.message}")

@@ -12,7 +12,7 @@ from typing import Callable
 
 from engines.canonical import roundtrip
 from engines.contract import Engine, JSON, State
-from engines.gate import action_type, admit
+from engines.gate import Table, admit, load_action
 from engines.rng import Rng
 
 
@@ -33,17 +33,9 @@ def load_options(engine: Engine, options: JSON | None) -> JSON:
     return roundtrip(engine.options_schema().load(options or {}))
 
 
-def load_action(engine: Engine, action: JSON) -> JSON:
-    """Schema-check one order ``{"type": ..., ...}``; returns it with defaults filled in."""
-    kind = action_type(engine, action.get("type"))
-    body = {k: v for k, v in action.items() if k != "type"}
-    return roundtrip({"type": kind, **engine.actions[kind].schema().load(body)})
-
-
 def submit(engine: Engine, state: State, actor: str, action: JSON, departed: Collection[str] = ()) -> State:
     """Schema-check, pass the platform's gate, and apply one order."""
-    loaded = load_action(engine, action)
-    admit(engine, state, actor, loaded, departed)
+    loaded = admit(engine, state, actor, action, Table(departed=frozenset(departed)))
     return engine.apply_action(state, actor, loaded)
 
 

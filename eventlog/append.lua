@@ -1,16 +1,18 @@
 -- Conditional append of one event to a game's stream, atomically.
--- KEYS[1] events stream, KEYS[2] idempotency key, KEYS[3] private hash, KEYS[4] a bad-token counter
+-- KEYS[1] events stream, KEYS[2] the request's stored answer, KEYS[3] private hash
 -- ARGV[1] expected seq, ARGV[2] expected head hash, ARGV[3] event json, ARGV[4] event hash,
--- ARGV[5] idempotency record ('' when none), ARGV[6] idempotency ttl seconds,
--- ARGV[7] guard: a private-hash field ('' when none) that must still hold ARGV[8], with KEYS[4] below ARGV[9],
--- ARGV[10] a channel to announce the appended event on ('' when none), ARGV[11] the game id,
--- ARGV[12..] field, value pairs to HSET into the private hash (tokens, seed)
--- Replies: {'ok', seq} | {'guard'} | {'idem', record} | {'conflict', seq, head, entries from ARGV[1] on (at most 256)}
-if ARGV[7] ~= '' then
-  local count = redis.call('GET', KEYS[4])
-  if (count and tonumber(count) >= tonumber(ARGV[9])) or redis.call('HGET', KEYS[3], ARGV[7]) ~= ARGV[8] then
-    return {'guard'}
-  end
+-- ARGV[5] the request's answer to store ('' when none), ARGV[6] its ttl in seconds,
+-- ARGV[7] guard: a private-hash field ('' when none) that must still hold ARGV[8],
+-- ARGV[9] a channel to announce the appended event on ('' when none), ARGV[10] the game id,
+-- ARGV[11..] field, value pairs to HSET into the private hash (tokens, seed)
+-- Replies: {'ok', seq} | {'guard'} | {'idem', answer} | {'conflict', seq, head, entries from ARGV[1] on (at most 256)}
+-- The request's answer is looked up before the head: a run repeated after a lost reply finds its first append.
+if ARGV[7] ~= '' and redis.call('HGET', KEYS[3], ARGV[7]) ~= ARGV[8] then
+  return {'guard'}
+end
+if ARGV[5] ~= '' then
+  local prior = redis.call('GET', KEYS[2])
+  if prior then return {'idem', prior} end
 end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local seq = 0
@@ -21,10 +23,6 @@ if #last > 0 then
   for i = 1, #fields, 2 do
     if fields[i] == 'h' then head = fields[i + 1] end
   end
-end
-if ARGV[5] ~= '' then
-  local prior = redis.call('GET', KEYS[2])
-  if prior then return {'idem', prior} end
 end
 if tonumber(ARGV[1]) ~= seq + 1 or ARGV[2] ~= head then
   local tail = {}
@@ -37,10 +35,10 @@ redis.call('XADD', KEYS[1], ARGV[1] .. '-0', 'e', ARGV[3], 'h', ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[2], ARGV[5], 'EX', tonumber(ARGV[6]))
 end
-if #ARGV > 11 then
-  redis.call('HSET', KEYS[3], unpack(ARGV, 12))
+if #ARGV > 10 then
+  redis.call('HSET', KEYS[3], unpack(ARGV, 11))
 end
-if ARGV[10] ~= '' then
-  redis.call('PUBLISH', ARGV[10], ARGV[1] .. ' ' .. ARGV[11] .. ' ' .. ARGV[3])
+if ARGV[9] ~= '' then
+  redis.call('PUBLISH', ARGV[9], ARGV[1] .. ' ' .. ARGV[10] .. ' ' .. ARGV[3])
 end
 return {'ok', ARGV[1]}

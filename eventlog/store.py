@@ -9,8 +9,6 @@ single XRANGE.
 """
 from __future__ import annotations
 
-import os
-import threading
 import time
 from datetime import datetime, timezone
 from dataclasses import dataclass
@@ -19,45 +17,37 @@ from typing import Any, Iterator
 
 import orjson
 from redis import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from engines.canonical import canonical_json
 from eventlog import keys
 from eventlog.events import GENESIS, Event
+from eventlog.requests import RequestId
 
-IDEMPOTENCY_TTL = 48 * 3600  # the API promises at least 24 hours
 ROLLBACKS = "arbiter:rollbacks"  # logs found to have gone back (a Redis rollback), newest kept, for /v1/health
 ROLLBACKS_KEPT = 100
 
 
 def _append_call(
-    game_id: str, event: Event, idempotency: IdempotencyRecord | None, private: dict[str, str] | None,
+    game_id: str, event: Event, request: RequestId | None, answer: bytes, private: dict[str, str] | None,
     guard: Guard | None, announce: str,
 ) -> tuple[list[str], list[Any]]:
     """The append script's keys and arguments (see append.lua).  ``announce``: the channel the
     appended event is published on ("" for none)."""
-    idem_key = (
-        keys.idempotency(game_id, idempotency.scope, idempotency.key_digest)
-        if idempotency
-        else keys.no_idempotency(game_id)
-    )
+    answer_key = keys.idempotency(game_id, request.scope, request.digest) if request else keys.no_idempotency(game_id)
     args: list[Any] = [
         event["seq"],
         event["prev_hash"],
         canonical_json(event),
         event["hash"],
-        idempotency.encode() if idempotency else "",
-        IDEMPOTENCY_TTL,
-        *((guard.field, guard.value, guard.limit) if guard else ("", "", 0)),
+        answer if request else "",
+        request.ttl if request else 0,
+        *((guard.field, guard.value) if guard else ("", "")),
         announce,
         game_id,
     ]
     for field, value in (private or {}).items():
         args += [field, value]
-    counter = guard.counter if guard else keys.bad_tokens(game_id)  # same slot; unread without a guard
-    return [keys.events(game_id), idem_key, keys.private(game_id), counter], args
+    return [keys.events(game_id), answer_key, keys.private(game_id)], args
 
 
 class Conflict(Exception):
@@ -79,37 +69,17 @@ class GuardFailed(Exception):
 
 @dataclass(frozen=True)
 class Guard:
-    """A condition checked in the append's atomic step: the game's private hash still holds
-    ``value`` at ``field`` (a token's stored role), and ``counter`` (that client's failed token
-    attempts) is below ``limit``."""
+    """A condition checked in the append's atomic step: the game's private hash still holds ``value`` at
+    ``field`` (a token's stored role), so a caller remembered by this process is still who it was."""
 
     field: str
     value: str
-    counter: str
-    limit: int
-
-
-@dataclass(frozen=True)
-class IdempotencyRecord:
-    """What a retried request with the same key is answered with."""
-
-    scope: str
-    key_digest: str
-    body_digest: str
-    status: int
-    response: dict[str, Any]
-
-    def encode(self) -> bytes:
-        """Only ever read back by ``orjson.loads`` (and the response is replied with sorted keys),
-        so it needs no canonical form."""
-        return orjson.dumps({"body": self.body_digest, "status": self.status, "response": self.response},
-                            option=orjson.OPT_SORT_KEYS)
 
 
 @dataclass(frozen=True)
 class Appended:
     event: Event | None
-    replay: dict[str, Any] | None = None  # a stored idempotent answer instead of a new event
+    replay: bytes | None = None  # the request's stored answer (``RequestId.open``): it was appended before
 
 
 class EventStore:
@@ -117,10 +87,6 @@ class EventStore:
         self.redis = redis
         source = resources.files("eventlog").joinpath("append.lua").read_text()
         self._append = redis.register_script(source)
-        # A cluster routes each command to its node: only a plain Redis takes the lean round trip
-        # (and one without redis-py's client-side cache, which the lean path would bypass).
-        self._lean = type(redis) is Redis and getattr(redis.connection_pool, "cache", None) is None
-        self._local = threading.local()
         # Every append is announced to the API processes (``replays.notices``) so that their cached records
         # keep up with the other processes' appends.  Not on a cluster: a PUBLISH there goes to every node.
         self.announce = keys.APPENDED if type(redis) is Redis else ""
@@ -131,18 +97,20 @@ class EventStore:
         game_id: str,
         event: Event,
         *,
-        idempotency: IdempotencyRecord | None = None,
+        request: RequestId | None = None,
+        answer: bytes = b"",
         private: dict[str, str] | None = None,
         guard: Guard | None = None,
     ) -> Appended:
-        """Append ``event`` if it is the next one; raises Conflict if it is not, GuardFailed if ``guard`` fails
-        (checked first), and answers a stored idempotent reply instead of appending (checked second)."""
-        reply = self._run_append(*_append_call(game_id, event, idempotency, private, guard, self.announce))
+        """Append ``event`` if it is the next one, storing ``answer`` under ``request`` with it; raises GuardFailed
+        if ``guard`` fails (checked first), answers ``request``'s stored answer if it was appended before (second:
+        so a run repeated after a lost reply finds the first), raises Conflict if ``event`` is not the next one."""
+        reply = self._append(*_append_call(game_id, event, request, answer, private, guard, self.announce))
         status = _text(reply[0])
         if status == "ok":
             return Appended(event)
         if status == "idem":
-            return Appended(None, orjson.loads(reply[1]))
+            return Appended(None, reply[1])
         if status == "guard":
             raise GuardFailed()
         raise Conflict(int(reply[1]), _text(reply[2]), [_event_of(entry[1]) for entry in reply[3]])
@@ -150,71 +118,8 @@ class EventStore:
     def queue_append(self, pipe: Any, game_id: str, event: Event) -> None:
         """Queue a plain conditional append of ``event`` on ``pipe`` (its reply: ``[b"ok", seq]`` or a
         conflict, unparsed): for loading many events at once, as the benchmarks and fixtures do."""
-        script_keys, args = _append_call(game_id, event, None, None, None, self.announce)
+        script_keys, args = _append_call(game_id, event, None, b"", None, None, self.announce)
         self._append(keys=script_keys, args=args, client=pipe)
-
-    def _run_append(self, script_keys: list[str], args: list[Any]) -> Any:
-        """The append script's reply.  A script the server does not know yet (a new or flushed
-        Redis) is loaded by redis-py's ``Script``, as is every call on a cluster."""
-        if self._lean:
-            try:
-                replies = self._exchange([(("EVALSHA", self._append.sha, len(script_keys), *script_keys, *args), {})])
-            except NoScriptError:
-                replies = None
-            if replies is not None:
-                return replies[0]
-        return self._append(keys=script_keys, args=args)
-
-    # -- round trips ---------------------------------------------------------------
-    def execute(self, pipe: Any) -> list[Any]:
-        """A non-transactional pipeline's replies, like ``pipe.execute()``.
-
-        On a plain Redis the commands go out on this thread's own connection without redis-py's
-        per-call layers (retry wrapper, metrics, bookkeeping for features unused here),
-        which cost more API CPU than the exchange itself on the order path.  A cluster, or
-        a connection that fails, goes through ``pipe.execute()``, which retries."""
-        replies = self._exchange(pipe.command_stack) if self._lean else None
-        return pipe.execute() if replies is None else replies
-
-    def _own_connection(self) -> Any:
-        """This thread's connection for the lean round trips, made on its first use (and again in a
-        forked child): taking one from the pool and giving it back costs about as much API CPU as
-        the exchange itself.  It reconnects by itself after a failure has disconnected it."""
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid():
-            pool = self.redis.connection_pool
-            local.connection = pool.connection_class(**pool.connection_kwargs)
-            local.pid = os.getpid()
-        return local.connection
-
-    def _exchange(self, commands: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[Any] | None:
-        """Send ``(args, options)`` commands in one write and parse each reply as redis-py
-        would; None when the connection failed (nothing is retried here: the caller
-        falls back to redis-py, whose retry does the same as its own would).  A timeout is
-        raised: the server did not answer within the connection's socket timeout.  The first
-        error reply is raised once every reply has been read, so the connection stays in step."""
-        connection = self._own_connection()
-        try:
-            connection.send_packed_command(connection.pack_commands([args for args, _options in commands]))
-            replies: list[Any] = []
-            for args, options in commands:
-                try:
-                    replies.append(self.redis.parse_response(connection, args[0], **options))
-                except ResponseError as exc:
-                    replies.append(exc)
-        except RedisConnectionError:
-            connection.disconnect()
-            return None
-        except RedisTimeoutError:
-            connection.disconnect()  # the server is not answering: going again through redis-py would double the wait
-            raise
-        except BaseException:
-            connection.disconnect()  # replies may be left unread: never reuse the socket
-            raise
-        for reply in replies:
-            if isinstance(reply, ResponseError):
-                raise reply
-        return replies
 
     # -- reading -------------------------------------------------------------------
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Event]:
@@ -268,17 +173,10 @@ class EventStore:
         value = self.redis.hget(keys.private(game_id), field)
         return None if value is None else _text(value)
 
-    def idempotent_answer(self, game_id: str, scope: str, key_digest: str) -> dict[str, Any] | None:
-        return self.decode_answer(self.queue_idempotent_answer(self.redis, game_id, scope, key_digest))
-
     @staticmethod
-    def queue_idempotent_answer(client: Any, game_id: str, scope: str, key_digest: str) -> Any:
-        """The GET behind ``idempotent_answer``, on a client or queued on a pipeline; ``decode_answer`` its reply."""
-        return client.get(keys.idempotency(game_id, scope, key_digest))
-
-    @staticmethod
-    def decode_answer(value: bytes | None) -> dict[str, Any] | None:
-        return None if value is None else orjson.loads(value)
+    def queue_answer(client: Any, game_id: str, request: RequestId) -> Any:
+        """The GET of ``request``'s stored answer, queued on a pipeline (None: nothing stored yet)."""
+        return client.get(keys.idempotency(game_id, request.scope, request.digest))
 
 
 def _event_of(fields: list[bytes]) -> Event:

@@ -8,15 +8,17 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Iterator
 
 import orjson
+from marshmallow import ValidationError
 
 from engines.canonical import plain_canonical_bytes, same_canonical, sha256_hex
 from engines.contract import RuleError
 from engines.gate import admit
 from engines.rng import Rng
+from eventlog import clock
 from eventlog.chained import Chained
 from eventlog.events import GENESIS, Event, event_hash
-from replays.fold import (MEMBERSHIP, FoldError, Folding, Record, apply, check_envelope, departed, empty, engine_for,
-                          envelope_problem, players_for_engine)
+from replays.fold import (MEMBERSHIP, FoldError, Folding, Record, apply, check_envelope, empty, engine_for,
+                          envelope_problem, players_for_engine, table_of)
 
 EXPORT_FORMAT = "arbiter-export/1"
 VIEW_FORMAT = "arbiter-view/1"  # one viewer's export of a game whose log stays closed at the end (export_view)
@@ -89,8 +91,7 @@ def _recompute(record: Record, event: Event, seed: str | None, plain: bool = Fal
     """{} if a recomputed event matches, a finding if not, None if nothing to check."""
     kind = event["type"]
     if kind == "action.submitted":
-        admit(engine_for(record), record["engine"], event["actor"], event["data"]["action"], departed(record))
-        return None
+        return _admitted(record, event)
     if seed is None or kind not in RECOMPUTED:
         return None
     engine = engine_for(record)
@@ -108,6 +109,19 @@ def _recompute(record: Record, event: Event, seed: str | None, plain: bool = Fal
     outcome = engine.change_members(record["engine"], change, Rng(seed, "members", event["seq"]))
     return _compared(outcome, event["data"]["outcome"], plain, "/outcome",
                      f"the outcome of the {event['type']} of {change['player']['id']} differs from the rules")
+
+
+def _admitted(record: Record, event: Event) -> Finding | None:
+    """A recorded order passes the gate again as it was decided: at its ``at``, for the phase it names, read by its
+    schema as recorded; None where it does (a rule it breaks is raised, and named by ``_guarded``)."""
+    action = event["data"]["action"]
+    try:
+        loaded = admit(engine_for(record), record["engine"], event["actor"], action, table_of(record),
+                       clock.parse(event["at"]), event["data"]["phase"])
+    except ValidationError as exc:
+        return _found(f"the order does not fit its schema: {sorted(exc.messages)}")
+    return None if _same(loaded, action) else _found("the order is not what its schema makes of it",
+                                                     (action, loaded, "/action"))
 
 
 def membership_change(record: Record, event: Event) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from engines import registry
 from engines.canonical import roundtrip, roundtrip_reusing, roundtrip_sized, roundtrip_top
 from engines.contract import Engine, RuleError
+from engines.gate import Table
 from eventlog.events import GENESIS, Event
 
 Record = dict[str, Any]
@@ -132,6 +133,13 @@ MEMBERSHIP = {"player.joined": "join", "player.quit": "quit", "gm.eject": "eject
 def departed(record: Record) -> frozenset[str]:
     """Players who quit or were ejected after the start: the gate refuses their orders."""
     return frozenset(p["id"] for p in record["players"] if p.get("left") or p["ejected"])
+
+
+def table_of(record: Record) -> Table:
+    """What the gate must know of the game beside its rules' state: its status, open phase and who has left."""
+    phase = record["phase"]
+    return Table(record["status"], phase["number"] if phase else None, phase["deadline"] if phase else None,
+                 departed(record))
 
 
 def _started(record: Record, event: Event) -> None:

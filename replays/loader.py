@@ -48,12 +48,11 @@ class GameLoader:
         with self._lock:
             return self._cache.get(game_id)
 
-    def appended(self, game_id: str, record: Record, event: Event) -> None:
-        """``event`` was just appended on top of ``record``: remember the record after it."""
-        try:
-            self._folded(game_id, record, [event])
-        except Exception:  # the event was built from this record; if it still does not fold, read it next time
-            self.forget(game_id)
+    def remember(self, game_id: str, record: Record) -> None:
+        """``record``: the game just after an event this process appended (folded before the append), kept for the
+        next request, and snapshot when the last one is ``SNAPSHOT_EVERY`` events behind."""
+        self._snap_if_due(game_id, record)
+        self._remember(game_id, record)
 
     def caught_up(self, game_id: str, record: Record, conflict: Conflict) -> Record | None:
         """The record after the events a conflicting append reported on top of ``record``,
@@ -99,7 +98,7 @@ class GameLoader:
             self.store.queue_read(pipe, game_id, after=base["seq"] - 1)
         if also is not None:
             also(pipe)
-        first, *replies = self.store.execute(pipe)
+        first, *replies = pipe.execute()
         if base is None:
             base = None if first is None else orjson.loads(first)
             self._snapped[game_id] = base["seq"] if base else 0
@@ -161,12 +160,15 @@ class GameLoader:
         if base is None and not events:
             return None
         record = fold(events, base)
+        self._snap_if_due(game_id, record)
+        self._remember(game_id, record)
+        return record
+
+    def _snap_if_due(self, game_id: str, record: Record) -> None:
         if record["seq"] - self._snapped.get(game_id, 0) >= SNAPSHOT_EVERY:
             snapshots.put(self.store.redis, game_id, record)
             seek.passed(self.store, game_id, self._snapped.get(game_id, 0), record)  # for replays at a seq
             self._snapped[game_id] = record["seq"]
-        self._remember(game_id, record)
-        return record
 
     def _remember(self, game_id: str, record: Record) -> None:
         with self._lock:

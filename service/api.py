@@ -20,17 +20,15 @@ from replays.fold import FoldError, Record, apply, empty
 from replays.views import event_for, game_for, opens_at_end, viewer_of
 from service import commands
 from engines.canonical import sha256_hex
-from service.appending import OnTrust, Prefetched
 from eventlog import keys
 from eventlog.events import Event
-from eventlog.store import GuardFailed
-from service.auth import Caller, KnownTokens, TokenLookup, caller_for, scope_of
+from service.auth import Caller, KnownTokens, TokenLookup, caller_for
 from runtime import checkpoints
 from runtime.context import Context
 from service import listing
 from service.errors import ApiError, corrupt_log, forbidden, not_found, unauthorized
 from service.http import body_bytes, client_address, int_arg, json_body, json_shaped, reply
-from service.schemas import GM_ACTIONS, loose_booleans, seed_warnings
+from service.schemas import loose_booleans, seed_warnings
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -197,90 +195,35 @@ def _create(body: dict[str, Any]) -> Any:
     loose = loose_booleans(engine.options_schema, body.get("options")) if engine is not None else {}
     if loose:
         raise ApiError(422, "invalid", "The options are not valid for this game type.", {"options": loose})
-    return reply({**commands.create_game(ctx(), body), "warnings": seed_warnings(body.get("seed"))}, 201)
+    answer = commands.create_game(ctx(), body, request.headers.get("Idempotency-Key"))
+    return reply({**answer, "warnings": seed_warnings(body.get("seed"))}, 201)
+
+
+def _sender(game_id: str, allow_empty: bool = False) -> commands.Sender:
+    """The write request to ``game_id`` this route is serving (its body read when the request gets that far)."""
+    lookup = TokenLookup(game_id, request.headers.get("Authorization"), client_address())
+    if not _plausible(game_id):
+        raise not_found(f"No game {game_id!r}.")
+    return commands.Sender(ctx(), _known_tokens(), game_id, lookup, request.headers.get("Idempotency-Key"),
+                           lambda: json_body(allow_empty=allow_empty))
 
 
 @v1.post("/games/<game_id>/players")
 def join(game_id: str) -> Any:
-    _record(game_id)
-    return reply(commands.join(ctx(), game_id, _caller(game_id), json_body()), 201)
+    status, body = commands.join(_sender(game_id))
+    return reply(body, status)
 
 
 @v1.post("/games/<game_id>/start")
 def start(game_id: str) -> Any:
-    _record(game_id)
-    json_body(allow_empty=True)
-    status, body = commands.start(ctx(), game_id, _caller(game_id), request.headers.get("Idempotency-Key"))
+    status, body = commands.start(_sender(game_id, allow_empty=True))
     return reply(body, status)
 
 
 @v1.post("/games/<game_id>/actions")
 def act(game_id: str) -> Any:
-    context = ctx()
-    lookup = TokenLookup(game_id, request.headers.get("Authorization"), client_address())
-    key = request.headers.get("Idempotency-Key")
-    answer = _act_in_one_trip(context, game_id, lookup, key)
-    status, body = answer if answer is not None else _act(context, game_id, lookup, key)
+    status, body = commands.act(_sender(game_id))
     return reply(body, status)
-
-
-def _act(context: Context, game_id: str, lookup: TokenLookup, key: str | None) -> tuple[int, dict[str, Any]]:
-    """The full path: the game's tail, the token, its throttle count and the Idempotency-Key's
-    stored answer are read in one round trip, judged in the usual order (404, 401/429, the
-    body, a replay), then the order is validated and appended."""
-    store = context.store
-    key_digest = sha256_hex(key) if key and lookup.digest else None
-
-    def also(pipe: Any) -> None:
-        lookup.queue(pipe)
-        if key_digest:
-            store.queue_idempotent_answer(pipe, game_id, scope_of(lookup.digest), key_digest)  # the last reply
-
-    record, replies = _record_with(game_id, also)
-    caller = lookup.caller(store, replies)
-    if lookup.stored is not None:
-        _known_tokens().add(game_id, caller, lookup.stored)
-    body = json_body()
-    prefetched = Prefetched(key_digest, store.decode_answer(replies[-1])) if key_digest else None
-    return commands.act(context, game_id, caller, body, key, record, prefetched)
-
-
-def _act_in_one_trip(
-    context: Context, game_id: str, lookup: TokenLookup, key: str | None
-) -> tuple[int, dict[str, Any]] | None:
-    """The same order in one round trip, when this process has the game cached and has seen
-    the token accepted: validated against the cached record, and appended by the script only
-    if the token's stored role is unchanged, its client not throttled, the Idempotency-Key
-    unused (else its stored answer) and the record still the head (else the missing events
-    come back, and the order is validated again against them).  None, having appended
-    nothing, where this cannot settle it: a token or game this process does not know, a token
-    whose stored role changed or whose client is throttled, or an error before the script
-    answered (the remembered caller or record may be what is wrong).  The full path then
-    decides, and reports errors in its own order.  GM actions always go the full way: some
-    move the deadline index before their append, which a stale record must not do."""
-    known = _known_tokens().get(game_id, lookup.digest) if lookup.digest else None
-    record = context.loader.cached(game_id) if known is not None else None
-    if known is None or record is None:
-        return None
-    caller, stored = known
-    trust = OnTrust(lookup.guard(stored))
-    try:
-        body = json_body()
-        kind = body.get("type")
-        if not isinstance(kind, str) or kind in GM_ACTIONS:
-            return None
-        return commands.act(context, game_id, caller, body, key, record, trust=trust)
-    except GuardFailed:
-        _known_tokens().discard(game_id, caller.token_digest or "")
-        return None
-    except FoldError as exc:
-        if trust.confirmed:
-            raise corrupt_log(game_id, exc.seq) from exc
-        return None
-    except ApiError:
-        if trust.confirmed:
-            raise
-        return None
 
 
 # -- conditional reads: a poller whose copy is current gets a 304 before anything is built ------------------

@@ -15,12 +15,11 @@ from typing import Any
 import orjson
 
 from eventlog import keys
-from eventlog.store import EventStore, Guard
+from eventlog.store import EventStore
 from service.errors import ApiError, unauthorized
 
 BAD_TOKEN_LIMIT = 20     # failed attempts per game and client address in a window; more bad tokens get 429
 BAD_TOKEN_WINDOW = 60    # seconds, from the first failure of the window
-NO_LIMIT = 2**53         # the append guard's counter bound: a valid token is never throttled
 RATE_LIMIT_POLICY = f'"bad-tokens";q={BAD_TOKEN_LIMIT};w={BAD_TOKEN_WINDOW}'
 
 
@@ -85,7 +84,7 @@ def caller_for(store: EventStore, game_id: str, header: str | None, client: str 
     """Resolve the Authorization header for this game; no header means the public."""
     lookup = TokenLookup(game_id, header, client)
     pipe = store.redis.pipeline(transaction=False)
-    return lookup.caller(store, store.execute(pipe) if lookup.queue(pipe) else [])
+    return lookup.caller(store, pipe.execute() if lookup.queue(pipe) else [])
 
 
 class TokenLookup:
@@ -147,21 +146,14 @@ class TokenLookup:
         headers = {"RateLimit-Policy": RATE_LIMIT_POLICY, "RateLimit": f'"bad-tokens";r={left};t={reset}'}
         return ApiError(401, "unauthorized", "This token is not valid for this game.", headers=headers)
 
-    def guard(self, stored: str) -> Guard:
-        """The condition under which an append may trust this caller without reading the token
-        first: its stored role is still ``stored``.  (The script can also hold a throttled client back;
-        ``NO_LIMIT`` says not to: a valid token is never throttled.)"""
-        assert self.digest is not None
-        return Guard(token_field(self.digest), stored, self.counter, NO_LIMIT)
-
 
 class KnownTokens:
     """Tokens this process has seen accepted, with the caller each one is and its stored role.
 
-    A hint, never a credential: an order sent on the strength of it is appended only with a
+    A hint, never a credential: a request sent on the strength of it is appended only with a
     ``Guard`` that has the append script check, in the same atomic step, that the token's
-    stored role is still exactly that and its client is not throttled; otherwise the request
-    takes the full path.  Holds digests only, at most ``size`` of them."""
+    stored role is still exactly that; otherwise it is read afresh (``commands.Sender``).
+    Holds digests only, at most ``size`` of them."""
 
     def __init__(self, size: int = 4096) -> None:
         self._known: dict[tuple[str, str], tuple[Caller, str]] = {}

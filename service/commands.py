@@ -1,42 +1,156 @@
-"""What callers can do to a game: create, join, start, and send orders.
+"""What callers can do to a game: create, join, start, and send orders — each read, decided, committed.
 
-Each command builds one event from the freshest record inside ``appending.append``;
-a rejected command raises ApiError and appends nothing.
+Every write request goes the same way, top down: ``Sender.read`` (the game, the token, a stored answer: from this
+process's memory when it has them, else in one round trip), a pure decision (``orders``, ``gm_actions``,
+``membership`` or the start and join below), then ``runtime.commit.commit``, which appends exactly once and
+reacts.  A rejected request raises ApiError and appends nothing.
 """
 from __future__ import annotations
 
+import hashlib
 import secrets
 from typing import Any, Callable
 
+import orjson
 from marshmallow import ValidationError
 
 from engines import registry
-from engines.canonical import roundtrip, sha256_hex
-from engines.contract import GM, Engine, RuleError
-from engines.gate import admit
+from engines.canonical import canonical_json, roundtrip, sha256_hex
+from engines.contract import Engine, RuleError
 from engines.driver import load_options
 from engines.rng import Rng
-from eventlog import deadlines, index, keys
-from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, new_salt, seal
-from eventlog.store import Conflict
-from replays.fold import Record, departed, engine_for, players_for_engine
-from eventlog import clock
-from service import gm_actions, names
-from service.answers import order_accepted
-from service.appending import OnTrust, Plan, Prefetched, append, receipt, resolve_early
-from service.auth import Caller, new_token, role_value, token_field
+from eventlog import clock, index, keys
+from eventlog.events import ANYONE_ACTOR, GENESIS, GM_ACTOR, new_salt, now_iso, seal
+from eventlog.requests import RequestId
+from eventlog.store import Conflict, Guard, GuardFailed
+from replays.fold import FoldError, Record, engine_for, players_for_engine
+from replays.phases import phase_spec
+from runtime.commit import Busy, Committed, Decision, KeyReused, Stale, UnknownGame, commit, replayed
 from runtime.context import Context
-from service.errors import RULE_CODES, ApiError, conflict, forbidden, invalid, unauthorized
-from service.guards import fields_of, load, require_gm, require_running, seed_of
-from service.membership import find_player, late_join_plan, leave_plan, still_playing
+from service import gm_actions, names, orders
+from service.auth import Caller, KnownTokens, TokenLookup, new_token, role_value, scope_of, token_field
+from service.errors import ApiError, conflict, corrupt_log, forbidden, invalid, not_found, unauthorized
+from service.guards import fields_of, load, require_gm
+from service.membership import changed, leave, still_playing
 from service.schemas import GM_ACTIONS, QUIT, CreateGameSchema, JoinNameSchema, QuitSchema
-from replays.phases import nobody_awaited, phase_spec
-from runtime.scheduling import phase_opened
+
+JOIN_KEY_MIN = 16  # an Idempotency-Key that can fetch a token again must be hard to guess: a UUID is 36
 
 
-# -- creating and joining ------------------------------------------------------------------
+# -- one way for every write -------------------------------------------------------------------
 
-def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+# What a request decides, given who sent it, its body and the seed (read only where ``needs_seed`` says).
+Decider = Callable[[Caller, dict[str, Any], "str | None"], Callable[[Record, "int | None"], Decision]]
+
+
+class Sender:
+    """One write request to one game: its token, its Idempotency-Key and how its body is read."""
+
+    def __init__(self, ctx: Context, known: KnownTokens, game_id: str, lookup: TokenLookup, key: str | None,
+                 body: Callable[[], dict[str, Any]]) -> None:
+        self.ctx, self.known, self.game_id, self.lookup, self.key, self._body = ctx, known, game_id, lookup, key, body
+
+    def send(self, decider: Decider, needs_seed: Callable[[dict[str, Any]], bool] = lambda body: False
+             ) -> tuple[int, dict[str, Any]]:
+        """Read, decide, commit.  The caller and the record come from memory when this process has both (the
+        append's guard then checks the token's role atomically); a refusal decided on them, or a failed guard,
+        sends the request the same way again on what is read afresh, so its errors come in their order: 404,
+        401/429, the body, a stored answer (a retry), then the rules."""
+        remembered = self.known.get(self.game_id, self.lookup.digest) if self.lookup.digest else None
+        record = self.ctx.loader.cached(self.game_id) if remembered is not None else None
+        if remembered is not None and record is not None:
+            caller, stored = remembered
+            try:
+                body = self._body()
+                decide = self._decide(decider, caller, body, needs_seed)
+            except ApiError:
+                pass  # perhaps the remembered caller's fault: read afresh
+            else:
+                guard = Guard(token_field(caller.token_digest or ""), stored)
+                try:
+                    return self._answered(commit, self.ctx, self.game_id, decide, self._request(caller, body), record,
+                                          guard, True)
+                except (Stale, GuardFailed):
+                    self.known.discard(self.game_id, caller.token_digest or "")
+        record, caller, prior = self._read()
+        body = self._body()
+        request = self._request(caller, body)
+        if prior is not None:
+            return self._answered(replayed, request, prior)
+        decide = self._decide(decider, caller, body, needs_seed)
+        return self._answered(commit, self.ctx, self.game_id, decide, request, record)
+
+    def _read(self) -> tuple[Record, Caller, bytes | None]:
+        """The game's record, the caller and the key's stored answer, in one round trip."""
+        lookup, store = self.lookup, self.ctx.store
+        answer_of = RequestId.client(self.key, scope_of(lookup.digest), "") if self.key else None
+
+        def also(pipe: Any) -> None:
+            lookup.queue(pipe)
+            if answer_of is not None:
+                store.queue_answer(pipe, self.game_id, answer_of)
+
+        try:
+            record, replies = self.ctx.loader.load_with(self.game_id, also)
+        except FoldError as exc:
+            raise corrupt_log(self.game_id, exc.seq) from exc
+        if record is None:
+            raise not_found(f"No game {self.game_id!r}.")
+        caller = lookup.caller(store, replies)
+        if lookup.stored is not None:
+            self.known.add(self.game_id, caller, lookup.stored)
+        return record, caller, replies[-1] if answer_of is not None else None
+
+    def _request(self, caller: Caller, body: dict[str, Any]) -> RequestId:
+        if not self.key:
+            return RequestId.own()
+        return RequestId.client(self.key, scope_of(caller.token_digest), sha256_hex(_body_text(body)))
+
+    def _decide(self, decider: Decider, caller: Caller, body: dict[str, Any],
+                needs_seed: Callable[[dict[str, Any]], bool]) -> Callable[[Record, int | None], Decision]:
+        seed = self.ctx.store.private_field(self.game_id, "seed") if needs_seed(body) else None
+        return decider(caller, body, seed)
+
+    def _answered(self, how: Callable[..., Committed | None], *args: Any) -> tuple[int, dict[str, Any]]:
+        """What ``how`` committed (or found stored), as the API answers it."""
+        try:
+            done = how(*args)
+        except KeyReused as exc:
+            raise invalid("This Idempotency-Key was already used with a different request body.",
+                          {"Idempotency-Key": ["Reused with a different body."]}, code="idempotency_key_reused"
+                          ) from exc
+        except Busy as exc:
+            raise ApiError(503, "busy", "The game is busy right now; please retry.",
+                           headers={"Retry-After": "1"}) from exc
+        except UnknownGame as exc:
+            raise not_found(f"No game {self.game_id!r}.") from exc
+        except FoldError as exc:
+            raise corrupt_log(self.game_id, exc.seq) from exc
+        assert done is not None  # a request's decision always makes an event or refuses
+        return done.status, done.answer
+
+
+def sender(ctx: Context, game_id: str, token: str | None, body: dict[str, Any], key: str | None = None,
+           known: KnownTokens | None = None) -> Sender:
+    """A write request made in this process (a simulation, a test), exactly as the API makes one from HTTP."""
+    lookup = TokenLookup(game_id, f"Bearer {token}" if token else None)
+    return Sender(ctx, known or KnownTokens(), game_id, lookup, key, lambda: body)
+
+
+def _body_text(body: Any) -> str:
+    """The request body in a stable form for its digest; a body the schemas will reject
+    (a float, say) still gets one, so the request fails with a 422 and not a 500."""
+    try:
+        return canonical_json(body)
+    except TypeError:
+        return orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
+
+
+# -- creating ----------------------------------------------------------------------------------
+
+def create_game(ctx: Context, body: dict[str, Any], key: str | None = None) -> dict[str, Any]:
+    """A new game.  With an Idempotency-Key the game's id is derived from it, so a retry finds the game its lost
+    answer created (and gets that answer, GM token included) instead of creating another."""
     data = load(CreateGameSchema, body)
     engine = registry.latest(data["type"])
     if engine is None:
@@ -50,8 +164,10 @@ def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise invalid("Unknown phase names in deadlines.", {"deadlines": {
             name: [f"No such phase; phases are: {', '.join(sorted(engine.default_deadlines))}."] for name in unknown}})
+    _strong_key(key)
     seed = data["seed"] or secrets.token_hex(32)
-    game_id = "g" + secrets.token_hex(8)
+    game_id = "g" + (hashlib.sha256(f"arbiter game id\n{key}".encode()).hexdigest()[:16] if key
+                     else secrets.token_hex(8))
     gm_token, gm_digest = new_token()
     event_data = {
         "game_id": game_id,
@@ -64,32 +180,54 @@ def create_game(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         "reveal_at_end": data["reveal_at_end"],
         "seed_commitment": sha256_hex(seed),
     }
-    event = seal(1, GENESIS, "game.created", ANYONE_ACTOR, event_data, salt=new_salt())
+    event = seal(1, GENESIS, "game.created", ANYONE_ACTOR, event_data, at=now_iso(clock.now()), salt=new_salt())
+    answer = {"game_id": game_id, "gm_token": gm_token, "seed_commitment": event_data["seed_commitment"],
+              "type": engine.meta.name, "version": engine.meta.version, "status": "signup",
+              "deadlines": event_data["deadlines"]}
+    request = RequestId.client(key, "create", sha256_hex(_body_text(body))) if key else RequestId.own()
     try:
-        ctx.store.append(game_id, event, private={"seed": seed, token_field(gm_digest): role_value("gm", gm_digest)})
+        appended = ctx.store.append(game_id, event, request=request, answer=request.seal(201, answer),
+                                    private={"seed": seed, token_field(gm_digest): role_value("gm", gm_digest)})
     except Conflict as exc:  # a 64-bit id collision: astronomically unlikely, never silent
         raise ApiError(503, "busy", "Could not allocate a game id; please retry.") from exc
+    if appended.replay is not None:
+        try:
+            return replayed(request, appended.replay).answer
+        except KeyReused as exc:
+            raise invalid("This Idempotency-Key was already used with a different request body.",
+                          {"Idempotency-Key": ["Reused with a different body."]}, code="idempotency_key_reused"
+                          ) from exc
     ctx.redis.zadd(keys.GAMES, {game_id: clock.now().timestamp()})
     index.move(ctx.redis, game_id, "signup")
-    return {
-        "game_id": game_id,
-        "gm_token": gm_token,
-        "seed_commitment": event_data["seed_commitment"],
-        "type": engine.meta.name,
-        "version": engine.meta.version,
-        "status": "signup",
-        "deadlines": event_data["deadlines"],
-    }
+    return answer
 
 
-def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
+def _strong_key(key: str | None) -> None:
+    """A key that can fetch a token again (creating, joining) must be hard to guess."""
+    if key is not None and len(key) < JOIN_KEY_MIN:
+        raise invalid(f"An Idempotency-Key on this request must be at least {JOIN_KEY_MIN} characters "
+                      "(a random UUID): its answer holds a token.",
+                      {"Idempotency-Key": [f"At least {JOIN_KEY_MIN} characters."]})
+
+
+# -- joining ----------------------------------------------------------------------------------
+
+def join(sender: Sender) -> tuple[int, dict[str, Any]]:
     """Sign up; after the start only where the game takes late players (``Engine.change_members``)."""
+    _strong_key(sender.key)
+    token, token_digest = new_token()
+    return sender.send(lambda caller, body, seed: _join_decider(caller, body, seed, token, token_digest),
+                       needs_seed=lambda body: True)
+
+
+def _join_decider(caller: Caller, body: dict[str, Any], seed: str | None, token: str, token_digest: str
+                  ) -> Callable[[Record, int | None], Decision]:
     if caller.role == "player":
         raise forbidden("You have already joined this game; a player token cannot register others.")
     name = names.player_name(load(JoinNameSchema, {"name": body.get("name")})["name"])
-    token, token_digest = new_token()
+    now = clock.now()
 
-    def build(record: Record) -> Plan:
+    def decide(record: Record, _phase: int | None) -> Decision:
         engine = engine_for(record)
         if record["status"] == "finished" or (record["engine"] is None and record["status"] != "signup"):
             raise conflict("signup_closed", "Sign-up for this game is closed.")
@@ -103,32 +241,17 @@ def join(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> di
             raise invalid("That name is taken in this game, or looks like one that is.", {"name": [why]})
         names.refuse_typed_lookalikes(engine.join_schema, fields, taken)
         player_id = f"p{record['joined'] + 1}"
-        data = {"player_id": player_id, "name": name, "fields": fields}
-        plan: dict[str, Any] = {
-            "actor": GM_ACTOR if caller.is_gm else ANYONE_ACTOR, "status": 201,
-            "private": {token_field(token_digest): role_value("player", token_digest, player_id)},
-            "respond": lambda event: {**receipt(game_id, event, ctx.keys), "game_id": game_id, "player_id": player_id,
-                                      "name": name, "token": token},
-        }
-        if record["engine"] is not None:
-            return late_join_plan(ctx, game_id, record, {"id": player_id, "name": name, "fields": fields}, data,
-                                  **plan)
-        return Plan("player.joined", plan.pop("actor"), data, **plan)
+        joined = Decision("player.joined", GM_ACTOR if caller.is_gm else ANYONE_ACTOR,
+                          {"player_id": player_id, "name": name, "fields": fields}, now, 201,
+                          {"game_id": record["game_id"], "player_id": player_id, "name": name, "token": token},
+                          {token_field(token_digest): role_value("player", token_digest, player_id)})
+        if record["engine"] is None:
+            return joined
+        orders.require_phase(record, None, None)  # a late join into a paused game is refused as an order would be
+        change = {"kind": "join", "player": {"id": player_id, "name": name, "fields": fields}}
+        return changed(record, change, joined, seed)
 
-    return append(ctx, game_id, build)[1]
-
-
-def quit_game(ctx: Context, game_id: str, caller: Caller, body: dict[str, Any]) -> Callable[[Record], Plan]:
-    """A player's own ``quit``: recorded like an ejection, with the player as its actor."""
-    if caller.role != "player":
-        raise forbidden("Only a player quits, with their own token; the GM removes a player with gm.eject.")
-    load(QuitSchema, fields_of(body))
-    player_id = caller.player_id or ""
-
-    def build(record: Record) -> Plan:
-        return leave_plan(ctx, game_id, record, player_id, "quit", "player.quit", player_id, {})
-
-    return build
+    return decide
 
 
 def _join_fields(engine: Engine, body: dict[str, Any], caller: Caller) -> dict[str, Any]:
@@ -146,10 +269,16 @@ def _join_fields(engine: Engine, body: dict[str, Any], caller: Caller) -> dict[s
 
 # -- starting ----------------------------------------------------------------------------------
 
-def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | None = None) -> tuple[int, dict[str, Any]]:
-    require_gm(caller, "start the game")
+def start(sender: Sender) -> tuple[int, dict[str, Any]]:
+    return sender.send(_start_decider, needs_seed=lambda body: True)
 
-    def build(record: Record) -> Plan:
+
+def _start_decider(caller: Caller, body: dict[str, Any], seed: str | None
+                   ) -> Callable[[Record, int | None], Decision]:
+    require_gm(caller, "start the game")
+    now = clock.now()
+
+    def decide(record: Record, _phase: int | None) -> Decision:
         if record["status"] == "paused" and record["phase"] is None:
             raise conflict("paused", "The game was paused during sign-up; resume it (gm.resume) before starting.")
         if record["status"] != "signup":
@@ -160,7 +289,8 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
             raise conflict("not_enough_players",
                            f"{engine.meta.title} needs at least {engine.meta.min_players} players; "
                            f"{len(players)} joined.")
-        seed = seed_of(ctx, game_id)
+        if seed is None:
+            raise ApiError(500, "internal", "This game's seed is missing.")
         try:
             setup = roundtrip(engine.setup(record["options"], players, Rng(seed, "setup")))
             state = roundtrip(engine.initial_state(record["options"], players, setup))
@@ -169,104 +299,35 @@ def start(ctx: Context, game_id: str, caller: Caller, idempotency_key: str | Non
         phase = engine.phase(state)
         if phase is None:
             raise conflict("nothing_to_play", "These options leave nothing to play.")
-        spec = phase_spec(record, phase.name, 1)
-        ready = record["resolve_early"] and not phase.awaiting
+        spec = phase_spec(record, phase.name, 1, now)
+        return Decision("game.started", GM_ACTOR, {"setup": setup, "phase": spec}, now, 200,
+                        {"status": "running", "phase": spec})
 
-        def before() -> None:
-            deadlines.set_due(ctx.redis, game_id, clock.parse(spec["deadline"]))
-            if ready:
-                deadlines.due_by(ctx.redis, game_id, clock.now())
-
-        return Plan(
-            "game.started", GM_ACTOR, {"setup": setup, "phase": spec}, status=200,
-            respond=lambda event: {**receipt(game_id, event, ctx.keys), "status": "running", "phase": spec},
-            before=before,
-            after=lambda event: phase_opened(ctx.queue, ctx.redis, game_id, spec, ready),
-        )
-
-    return append(ctx, game_id, build, caller, idempotency_key, {"start": True})
+    return decide
 
 
-# -- orders ------------------------------------------------------------------------------------
+# -- orders, quitting and the GM's actions ---------------------------------------------------------
 
-def act(
-    ctx: Context, game_id: str, caller: Caller, body: dict[str, Any], idempotency_key: str | None = None,
-    record: Record | None = None, prefetched: Prefetched | None = None, trust: OnTrust | None = None,
-) -> tuple[int, dict[str, Any]]:
-    """``record``, ``prefetched`` and ``trust``: what the route already read or took on trust
-    (see ``appending.append``)."""
+def act(sender: Sender) -> tuple[int, dict[str, Any]]:
+    return sender.send(_act_decider, needs_seed=lambda body: body.get("type") in (QUIT, "gm.eject"))
+
+
+def _act_decider(caller: Caller, body: dict[str, Any], seed: str | None
+                 ) -> Callable[[Record, int | None], Decision]:
     if caller.role == "public":
         raise unauthorized("Sending an order needs your player token (or the GM's).")
     kind = body.get("type")
     if not isinstance(kind, str) or not kind:
         raise invalid("Every order needs a 'type'.", {"type": ["Missing or not a string."]})
+    now = clock.now()
     if kind in GM_ACTIONS:
         require_gm(caller, kind)
-        build = gm_actions.builder(ctx, game_id, kind, load(GM_ACTIONS[kind], fields_of(body)))
-    elif kind == QUIT:
-        build = quit_game(ctx, game_id, caller, body)
-    else:
-        build = _order_builder(ctx, game_id, caller, kind, body)
-    return append(ctx, game_id, build, caller, idempotency_key, body, first=record, prefetched=prefetched,
-                  trust=trust)
-
-
-def _order_builder(
-    ctx: Context, game_id: str, caller: Caller, kind: str, body: dict[str, Any]
-) -> Callable[[Record], Plan]:
-    on_behalf = body.get("on_behalf_of")
-
-    def build(record: Record) -> Plan:
-        engine = engine_for(record)
-        spec = engine.actions.get(kind)
-        if spec is None:
-            known = ", ".join(sorted([*engine.actions, *GM_ACTIONS, QUIT]))
-            raise invalid(f"Unknown order type {kind!r} for {engine.meta.title}.",
-                          {"type": [f"Choose one of: {known}."]})
-        actor = _actor_for(record, caller, spec.actor, on_behalf, kind)
-        require_running(record)
-        if clock.is_past(record["phase"]["deadline"]):
-            raise conflict("deadline_passed", "The deadline for this phase has passed; the order was not recorded.",
-                           {"deadline": record["phase"]["deadline"]})
-        fields = {k: v for k, v in body.items() if k not in ("type", "on_behalf_of")}
-        action = {"type": kind, **names.typed_names(spec.schema, load(spec.schema, fields))}
-        state = record["engine"]
-        try:
-            admit(engine, state, actor, action, departed(record))
-        except RuleError as exc:
-            raise ApiError(exc.status, RULE_CODES[exc.status],
-                           exc.message, {"rule": exc.rule, **exc.details}) from exc
-        number = record["phase"]["number"]
-        data: dict[str, Any] = {"phase": number, "action": action}
-        if on_behalf is not None and caller.is_gm:
-            data["entered_by"] = GM
-        if spec.team_sees:
-            data["teams"] = list(engine.teams(state, actor))  # who may see it, fixed as the order is sent
-        if record["resolve_early"] and nobody_awaited(engine, engine.apply_action(state, actor, action)):
-            return Plan("action.submitted", actor, data, phase=number, **resolve_early(ctx, game_id, number, "early"),
-                        respond=lambda event: order_accepted(receipt(game_id, event, ctx.keys), record["phase"], True))
-        return Plan("action.submitted", actor, data, phase=number,
-                    respond=lambda event: order_accepted(receipt(game_id, event, ctx.keys), record["phase"], False))
-
-    return build
-
-
-def _actor_for(record: Record, caller: Caller, needs: str, on_behalf: Any, kind: str) -> str:
-    """Who the order is from: a player sends their own; a GM may enter one for a player."""
-    if needs == "gm":
-        if not caller.is_gm:
-            raise forbidden(f"Only the GM may send {kind}.")
-        return GM
-    if caller.is_gm:
-        if not isinstance(on_behalf, str):
-            raise invalid("The GM enters a player's order by naming them.",
-                          {"on_behalf_of": ["Required when the GM sends a player's order."]})
-        actor = on_behalf
-    else:
-        if on_behalf is not None and on_behalf != caller.player_id:
-            raise forbidden("You may only send orders for yourself.")
-        actor = caller.player_id or ""
-    find_player(record, actor, "on_behalf_of")  # one who has left is refused by the gate, naming its rule
-    return actor
-
-
+        data = load(GM_ACTIONS[kind], fields_of(body))
+        return lambda record, phase: gm_actions.decide(record, kind, data, now, seed, phase)
+    if kind == QUIT:
+        if caller.role != "player":
+            raise forbidden("Only a player quits, with their own token; the GM removes a player with gm.eject.")
+        load(QuitSchema, fields_of(body))
+        player_id = caller.player_id or ""
+        return lambda record, phase: leave(record, player_id, "quit", "player.quit", player_id, {}, now, seed)
+    return lambda record, phase: orders.decide(record, caller, body, now, phase)

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from runtime.commit import Refused
 
-class ApiError(Exception):
+
+class ApiError(Refused):
     def __init__(self, status: int, code: str, message: str, details: Mapping[str, Any] | None = None,
                  headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)

@@ -7,10 +7,8 @@ from functools import cache
 
 from marshmallow import Schema, ValidationError
 
-from replays.fold import Record
 from service.auth import Caller
-from runtime.context import Context
-from service.errors import ApiError, conflict, forbidden, invalid, unauthorized
+from service.errors import forbidden, invalid, unauthorized
 
 
 def fields_of(body: dict[str, Any]) -> dict[str, Any]:
@@ -41,21 +39,3 @@ def require_gm(caller: Caller, what: str) -> None:
         raise unauthorized(f"Only the GM may {what}: send the GM token.")
     if not caller.is_gm:
         raise forbidden(f"Only the GM may {what}.")
-
-
-def require_running(record: Record) -> None:
-    status = record["status"]
-    if status == "signup":
-        raise conflict("not_started", "The game has not started yet.")
-    if status == "paused":
-        raise conflict("paused", "The game is paused by the GM.")
-    if status == "finished":
-        raise conflict("finished", "The game is over.")
-
-
-def seed_of(ctx: Context, game_id: str) -> str:
-    seed = ctx.store.private_field(game_id, "seed")
-    if seed is None:
-        raise ApiError(500, "internal", "This game's seed is missing.")
-    return seed
-

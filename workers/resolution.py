@@ -16,38 +16,40 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
+from typing import Callable
 from datetime import datetime
 
 from rq.timeouts import BaseTimeoutException
 
 from engines.canonical import roundtrip
 from engines.rng import Rng
-from eventlog import clock, deadlines, index, keys
-from eventlog.events import ARBITER_ACTOR, new_salt, seal
-from eventlog.store import Conflict
+from eventlog import clock, deadlines, keys
+from eventlog.events import ARBITER_ACTOR
 from replays.fold import engine_for
-from runtime import checkpoints
+from replays.phases import resolvable, what_follows
+from runtime.commit import Decision, commit
 from runtime.context import Context
-from replays.phases import nobody_awaited, resolvable, what_follows
-from runtime.scheduling import JOB_TIMEOUT, phase_opened, phases_opened, pop_due, schedule_at, schedule_batch
+from runtime.reactions import Opened
+from runtime.scheduling import JOB_TIMEOUT, phases_opened, pop_due, schedule_at, schedule_batch
 
 log = logging.getLogger("arbiter.resolution")
 
 WAIT_IN_JOB = 3.0   # a job this close to its deadline waits instead of re-scheduling
-MAX_ATTEMPTS = 20
+MAX_WAITS = 20      # a job released just before its deadline waits in place at most this often
 POP = 4             # members a batch job takes at a time (a killed worker leaves at most these to the sweeper)
 BATCH_BUDGET = JOB_TIMEOUT / 2  # a batch still draining after this long hands the rest to a fresh job
 
 
 def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = None,
-                  opened: list[tuple[str, dict, bool]] | None = None) -> str:
+                  opened: Opened | None = None) -> str:
     """Resolve phase ``number`` of ``game_id`` if it is due; returns what happened.
 
     ``batch``: the second whose batch this call comes from.  A phase whose deadline has
     since moved to another second is left to that second's batch, not waited for.
     ``opened``: where to leave the next phase's scheduling, for the caller to do together
     with others' (``phases_opened``); without it, it is done at once."""
-    for _attempt in range(MAX_ATTEMPTS):
+    for _attempt in range(MAX_WAITS):
         # The seed and the game's deadline index entry come in the same round trip as the record.
         record, (seed, indexed) = ctx.loader.load_with(game_id, lambda pipe: (
             pipe.hget(keys.private(game_id), "seed"), deadlines.queue_score(pipe, game_id)))
@@ -59,11 +61,9 @@ def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = N
             return f"not running ({record['status']})"
         if record["phase"]["number"] != number:
             return "already resolved"
-        engine = engine_for(record)
         now = clock.now()
         deadline = clock.parse(record["phase"]["deadline"])
-        trigger = resolvable(record, engine, now)
-        if trigger is None:
+        if resolvable(record, engine_for(record), now) is None:
             if batch is not None and deadline.timestamp() != batch:
                 return "not due yet (deadline moved)"
             wait = (deadline - now).total_seconds()
@@ -72,12 +72,36 @@ def resolve_phase(ctx: Context, game_id: str, number: int, batch: int | None = N
                 continue
             schedule_at(ctx.queue, game_id, number, deadline, f"at{int(deadline.timestamp())}")
             return "not due yet"
-        try:
-            _append_outcome(ctx, record, engine, number, trigger, now, seed, indexed, opened)
-        except Conflict:
-            continue  # someone appended first: look again
-        return f"resolved ({trigger})"
-    return "gave up after repeated conflicts"
+        if seed is None:
+            raise RuntimeError(f"game {game_id} has no seed")
+        decide = partial(decide_resolution, number=number, seed=seed.decode(), now=now, pause=_fault_point(ctx))
+        committed = commit(ctx, game_id, decide, None, record, opened=opened, indexed=indexed)
+        if committed is None:
+            return "already resolved"
+        log.info("game %s phase %s resolved (%s)", game_id, number, committed.event["data"]["trigger"]
+                 if committed.event else "before")
+        return f"resolved ({committed.event['data']['trigger']})" if committed.event else "already resolved"
+    return "not due yet"
+
+
+def decide_resolution(record: dict, phase: int | None, *, number: int, seed: str, now: datetime,
+                      pause: Callable[[str], None]) -> Decision | None:
+    """The outcome of phase ``number`` at ``now``, if the record is still at it and it is due: missing orders
+    defaulted and every draw made by the engine, with what follows (the next phase, or the end)."""
+    if record["status"] != "running" or record["phase"] is None or record["phase"]["number"] != number:
+        return None  # resolved meanwhile, by another job
+    engine = engine_for(record)
+    trigger = resolvable(record, engine, now)
+    if trigger is None:
+        return None  # a GM moved the deadline meanwhile: its own job resolves it
+    current = engine.phase(record["engine"])
+    # Engines see exactly what a replay will see: canonical data, keys in sorted order.
+    outcome = roundtrip(engine.resolve(record["engine"], Rng(seed, "phase", number)))
+    state = roundtrip(engine.apply_outcome(record["engine"], outcome))
+    pause(record["game_id"])
+    return Decision("phase.resolved", ARBITER_ACTOR,
+                    {"number": number, "name": current.name if current else None, "trigger": trigger,
+                     "outcome": outcome, **what_follows(record, engine, state, seed, now)}, now)
 
 
 def resolve_due(ctx: Context, second: int, part: int) -> str:
@@ -97,7 +121,7 @@ def resolve_due(ctx: Context, second: int, part: int) -> str:
     done: Counter[str] = Counter()
     with _no_cycle_collection():
         while members := pop_due(ctx.queue_redis, second, POP):
-            opened: list[tuple[str, dict, bool]] = []
+            opened: Opened = []
             try:
                 for game_id, number in members:
                     try:
@@ -118,7 +142,7 @@ def resolve_due(ctx: Context, second: int, part: int) -> str:
     return ", ".join(f"{what}: {count}" for what, count in sorted(done.items())) or "none left"
 
 
-def _open_next(ctx: Context, opened: list[tuple[str, dict, bool]]) -> None:
+def _open_next(ctx: Context, opened: Opened) -> None:
     """Schedule the next phases of the games a batch job just resolved, a few at a time.
 
     Best effort, as after any append: an outcome is already the truth, and its game's
@@ -150,49 +174,14 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _fault_point(ctx: Context, game_id: str) -> None:
+def _fault_point(ctx: Context) -> Callable[[str], None]:
     """Fault injection for the kill tests: with ARBITER_FAULT_PAUSE_BEFORE_APPEND set,
     mark the game and stall between computing an outcome and recording it."""
     pause = os.environ.get("ARBITER_FAULT_PAUSE_BEFORE_APPEND")
-    if pause:
-        ctx.redis.set(keys.fault(game_id), "resolving")
-        time.sleep(float(pause))
 
+    def stall(game_id: str) -> None:
+        if pause:
+            ctx.redis.set(keys.fault(game_id), "resolving")
+            time.sleep(float(pause))
 
-def _append_outcome(ctx: Context, record: dict, engine, number: int, trigger: str, now: datetime,
-                    stored_seed: bytes | None, indexed: float | None,
-                    opened: list[tuple[str, dict, bool]] | None) -> None:
-    """``indexed``: the game's deadline index entry as read with the record."""
-    game_id = record["game_id"]
-    if stored_seed is None:
-        raise RuntimeError(f"game {game_id} has no seed")
-    seed = stored_seed.decode()
-    phase = engine.phase(record["engine"])
-    # Engines see exactly what a replay will see: canonical data, keys in sorted order.
-    outcome = roundtrip(engine.resolve(record["engine"], Rng(seed, "phase", number)))
-    state = roundtrip(engine.apply_outcome(record["engine"], outcome))
-    data: dict = {"number": number, "name": phase.name if phase else None, "trigger": trigger, "outcome": outcome,
-                  **what_follows(record, engine, state, seed, now)}
-    following = data["next"]
-    if following is not None:
-        # Only ever earlier: until the outcome is in the log, this phase must stay where
-        # the sweeper looks (a worker killed here would otherwise hide it until the next
-        # deadline); an entry that was lost comes back.  Usually it is there already (at
-        # this phase's deadline, or when the phase became resolvable): no write then.
-        following_due = clock.parse(data["next"]["deadline"])
-        if indexed is None or indexed > following_due.timestamp():
-            deadlines.due_by(ctx.redis, game_id, following_due)
-    event = seal(record["seq"] + 1, record["head_hash"], "phase.resolved", ARBITER_ACTOR, data, salt=new_salt())
-    _fault_point(ctx, game_id)
-    ctx.store.append(game_id, event)
-    log.info("game %s phase %s resolved (%s)", game_id, number, trigger)
-    checkpoints.made(ctx, game_id, event)
-    if following is None:
-        deadlines.clear(ctx.redis, game_id)
-        index.move(ctx.redis, game_id, "finished")
-    else:
-        ready = record["resolve_early"] and nobody_awaited(engine, state)
-        if opened is None:
-            phase_opened(ctx.queue, ctx.redis, game_id, data["next"], ready)
-        else:
-            opened.append((game_id, data["next"], ready))
+    return stall

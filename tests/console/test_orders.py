@@ -18,7 +18,6 @@ from replays.fold import engine_for
 from runtime.config import Settings
 from runtime.context import Context, use
 from service import commands
-from service.auth import PUBLIC_CALLER, Caller, digest
 from service.errors import ApiError
 from tests.console.browser import chromium, choose, wait_for
 from workers.runner import run_burst
@@ -54,15 +53,16 @@ class Game:
         created = commands.create_game(ctx, {"type": game_type, "options": options, "seed": seed,
                                              "resolve_early": True})
         self.id, self.gm_token = created["game_id"], created["gm_token"]
-        self.gm = Caller("gm", None, digest(self.gm_token))
         self.tokens: dict[str, str] = {}
-        self.callers: dict[str, Caller] = {"gm": self.gm}
         for index in range(players):
-            joined = commands.join(ctx, self.id, self.gm if fields else PUBLIC_CALLER,
-                                   {"name": f"Bot {index + 1}", **(fields or {})})
+            joined = commands.join(self.send(self.gm_token if fields else None,
+                                             {"name": f"Bot {index + 1}", **(fields or {})}))[1]
             self.tokens[joined["player_id"]] = joined["token"]
-            self.callers[joined["player_id"]] = Caller("player", joined["player_id"], digest(joined["token"]))
-        commands.start(ctx, self.id, self.gm)
+        commands.start(self.send(self.gm_token, {}))
+
+    def send(self, token: str | None, body: dict[str, Any]) -> commands.Sender:
+        """A request to this game with ``token``, made in this process as the API makes it."""
+        return commands.sender(self.ctx, self.id, token, body)
 
     def until(self, opens: Callable[[Any, dict[str, Any], str], bool], phases: int = 400) -> str:
         """Bots play phase after phase until ``opens(phase, view, player)`` holds for an awaited player: that
@@ -81,14 +81,14 @@ class Game:
                 action = engine.bot_action(self.ctx.loader.load(self.id)["engine"], actor, bots.fork(actor))
                 if action is not None:
                     try:
-                        commands.act(self.ctx, self.id, self.callers[actor], action)
+                        commands.act(self.send(self.tokens[actor], action))
                     except ApiError:
                         pass  # a bot's order the rules refuse: the phase resolves with the default
             after = self.ctx.loader.load(self.id)
             if after["status"] == "running" and after["phase"]["number"] == record["phase"]["number"]:
                 still = engine_for(after).phase(after["engine"])
                 if still is not None and still.awaiting:
-                    commands.act(self.ctx, self.id, self.gm, {"type": "gm.resolve_now", "reason": "bots are done"})
+                    commands.act(self.send(self.gm_token, {"type": "gm.resolve_now", "reason": "bots are done"}))
             run_burst(self.ctx)
         raise AssertionError("the order never opened")
 
@@ -186,7 +186,7 @@ def test_an_order_of_each_type_through_the_form(world: Any, game_type: str, play
         seed = SEEDS.get(order, f"orders-{game_type}-{order}") + (f"-{attempt}" if attempt else "")
         game = Game(ctx, game_type, players, options, seed, fields)
         if order == "suffice":  # a cyclist ejected before anyone reached 30 starts a suffice cycle
-            commands.act(ctx, game.id, game.gm, {"type": "gm.eject", "player_id": "p4", "reason": "test"})
+            commands.act(game.send(game.gm_token, {"type": "gm.eject", "player_id": "p4", "reason": "test"}))
         try:
             player = game.until(opens)
             break

@@ -9,7 +9,8 @@ import pytest
 
 from eventlog import keys
 from eventlog.events import GENESIS, seal
-from eventlog.store import Conflict, Guard, GuardFailed, IdempotencyRecord
+from eventlog.requests import RequestId
+from eventlog.store import Conflict, Guard, GuardFailed
 from runtime.context import Context
 
 
@@ -43,15 +44,15 @@ def test_an_append_announces_its_seq_game_and_stored_json(ctx: Context) -> None:
 def test_an_append_that_does_not_happen_announces_nothing(ctx: Context) -> None:
     store = ctx.store
     first = seal(1, GENESIS, "game.created", "anyone", {"game_id": "gq"})
-    idem = IdempotencyRecord("scope", "k" * 64, "b" * 64, 202, {"seq": 1})
-    store.append("gq", first, idempotency=idem, private={"role": "player"})
+    idem = RequestId.client("k" * 20, "scope", "b" * 64)
+    store.append("gq", first, request=idem, answer=idem.seal(202, {"seq": 1}), private={"role": "player"})
     listener = _notices(ctx)
     with pytest.raises(Conflict):
         store.append("gq", first)
     second = seal(2, first["hash"], "note", "gm", {})
-    assert store.append("gq", second, idempotency=idem).replay is not None
+    assert store.append("gq", second, request=idem, answer=idem.seal(202, {"seq": 2})).replay is not None
     with pytest.raises(GuardFailed):
-        store.append("gq", second, guard=Guard("role", "gm", keys.bad_tokens("gq"), 5))
+        store.append("gq", second, guard=Guard("role", "gm"))
     assert _heard(listener) == []
     listener.close()
 

@@ -7,7 +7,8 @@ import pytest
 
 from eventlog import keys
 from eventlog.events import GENESIS, chain_break, seal
-from eventlog.store import Conflict, EventStore, IdempotencyRecord
+from eventlog.requests import OWN_SCOPE, RequestId
+from eventlog.store import Conflict, EventStore
 from runtime.context import Context
 
 
@@ -64,14 +65,32 @@ def test_idempotency_key_answers_the_first_response_and_appends_once(ctx: Contex
     store = ctx.store
     first = _first()
     store.append("gtest", first)
-    record = IdempotencyRecord("scope", "k" * 64, "body", 202, {"seq": 2})
-    store.append("gtest", seal(2, first["hash"], "note", "p1", {}), idempotency=record)
-    again = store.append("gtest", seal(3, store.head("gtest")[1], "note", "p1", {}), idempotency=record)
-    assert again.event is None
-    assert again.replay == {"body": "body", "status": 202, "response": {"seq": 2}}
+    request = RequestId.client("k" * 20, "scope", "body")
+    answer = request.seal(202, {"seq": 2, "token": "t0k3n"})
+    store.append("gtest", seal(2, first["hash"], "note", "p1", {}), request=request, answer=answer)
+    again = store.append("gtest", seal(3, store.head("gtest")[1], "note", "p1", {}), request=request, answer=answer)
+    assert again.event is None and again.replay is not None
+    assert request.open(again.replay) == ("body", 202, {"seq": 2, "token": "t0k3n"})
     assert store.head("gtest")[0] == 2
-    ttl = ctx.redis.ttl(keys.idempotency("gtest", "scope", "k" * 64))
-    assert ttl > 24 * 3600
+    stored = ctx.redis.get(keys.idempotency("gtest", "scope", request.digest))
+    assert stored is not None and b"t0k3n" not in stored  # sealed: only the key's holder reads it
+    assert ctx.redis.ttl(keys.idempotency("gtest", "scope", request.digest)) > 24 * 3600
+
+
+def test_a_repeated_run_after_a_lost_reply_finds_its_first_append(ctx: Context) -> None:
+    """Every append carries its request's id: running the same append again (redis-py's retry after a reply lost on
+    the wire) answers the first one, never a conflict that a writer could take for a stale record."""
+    store = ctx.store
+    first = _first()
+    store.append("gtest", first)
+    request = RequestId.own()
+    event = seal(2, first["hash"], "note", "p1", {})
+    answer = request.seal(202, {"seq": 2})
+    assert store.append("gtest", event, request=request, answer=answer).event == event
+    again = store.append("gtest", event, request=request, answer=answer)
+    assert again.event is None and request.open(again.replay or b"") == ("", 202, {"seq": 2})
+    assert store.head("gtest")[0] == 2
+    assert 0 < ctx.redis.ttl(keys.idempotency("gtest", OWN_SCOPE, request.digest)) <= 600
 
 
 def test_private_fields_are_written_with_the_event(ctx: Context) -> None:

@@ -11,7 +11,8 @@ from freezegun import freeze_time
 
 from eventlog import deadlines, keys
 from eventlog import clock
-from service import commands
+from runtime.commit import Committed, commit
+from service import orders
 from service.auth import Caller
 from runtime.config import ConfigError, Settings
 from runtime.context import Context
@@ -139,11 +140,17 @@ def test_an_order_that_loses_a_race_with_the_resolution_is_refused_not_moved(
     caller = Caller("player", "p1", None)
     with freeze_time(_deadline(api, game) - timedelta(hours=1)):  # still in time for round 2
         with pytest.raises(ApiError) as refused:
-            commands.act(ctx, game.id, caller, {"type": "bid", "amount": 2}, record=stale)
+            _send(ctx, game.id, caller, {"type": "bid", "amount": 2}, record=stale)
     assert refused.value.status == 409 and refused.value.code == "deadline_passed"
     assert api.get(game.path())[1]["seq"] == seq
     # The same order sent now, against round 2, is of course fine.
-    assert commands.act(ctx, game.id, caller, {"type": "bid", "amount": 2})[0] == 202
+    assert _send(ctx, game.id, caller, {"type": "bid", "amount": 2}).status == 202
+
+
+def _send(ctx: Context, game_id: str, caller: Caller, body: dict, record: dict | None = None) -> Committed | None:
+    """An order decided on ``record`` (the freshest if None) and committed, as the API's route does."""
+    now = clock.now()
+    return commit(ctx, game_id, lambda rec, phase: orders.decide(rec, caller, body, now, phase), record=record)
 
 
 

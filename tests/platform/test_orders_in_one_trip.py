@@ -1,6 +1,6 @@
 """Orders from a token and game the API process remembers go out in one round trip
-(service.api._act_in_one_trip): the append script checks the token, the throttle, the
-Idempotency-Key and the head in its atomic step.  These tests pin down that taking the
+(service.commands.Sender): the append script checks the token's role, the Idempotency-Key
+and the head in its atomic step.  These tests pin down that taking the
 caller and the record from memory weakens nothing: every refusal the full path gives is
 still given, and a stale memory never moves or misplaces an order.
 

@@ -1,0 +1,68 @@
+"""The id every append carries, so that an append whose reply was lost is looked up, never run again blind.
+
+A request's id is the client's ``Idempotency-Key`` (scoped to its token, kept 48 hours) or, without one, a secret
+made for this request alone (kept ten minutes: long enough for any retry of the same call).  The append script
+stores the request's answer under the id's digest in the same atomic step as the event, and answers a second run
+with that stored answer instead of appending again.  So redis-py's own retry after a lost reply, the commit loop's
+next attempt and a client's retry with its key all find the first append, and every request is recorded at most
+once.
+
+The answer is stored sealed: XORed with a SHA-256 keystream of the request's secret, which is never stored (only
+its digest is, as the lookup key).  A join's answer holds the new player's raw token; sealed, the store holds
+nothing a reader of it (a backup, a replica) could use, while the client that knows its key gets it back.
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+CLIENT_TTL = 48 * 3600  # the API promises at least 24 hours
+OWN_TTL = 600           # a request's own id: only its own retries look for it
+OWN_SCOPE = "request"
+
+
+@dataclass(frozen=True)
+class RequestId:
+    """``scope`` and ``secret`` name the stored answer; ``body_digest`` tells a reused key from a retry."""
+
+    scope: str
+    secret: str
+    body_digest: str
+    ttl: int
+
+    @classmethod
+    def client(cls, key: str, scope: str, body_digest: str) -> RequestId:
+        return cls(scope, key, body_digest, CLIENT_TTL)
+
+    @classmethod
+    def own(cls) -> RequestId:
+        return cls(OWN_SCOPE, secrets.token_hex(16), "", OWN_TTL)
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.secret.encode("utf-8")).hexdigest()
+
+    def seal(self, status: int, answer: dict[str, Any]) -> bytes:
+        """The stored form of this request's answer (``open`` reads it back)."""
+        plain = orjson.dumps(answer, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps({"body": self.body_digest, "status": status,
+                             "sealed": bytes(a ^ b for a, b in zip(plain, self._pad(len(plain)))).hex()})
+
+    def open(self, stored: bytes | str) -> tuple[str, int, dict[str, Any]]:
+        """(the body digest it was stored for, status, answer) of a stored answer."""
+        record = orjson.loads(stored)
+        if "sealed" not in record:  # stored before answers were sealed
+            return record["body"], record["status"], record["response"]
+        sealed = bytes.fromhex(record["sealed"])
+        plain = bytes(a ^ b for a, b in zip(sealed, self._pad(len(sealed))))
+        return record["body"], record["status"], orjson.loads(plain)
+
+    def _pad(self, size: int) -> bytes:
+        """SHA-256 in counter mode keyed by the secret (in another domain than the digest the store keeps)."""
+        key = hashlib.sha256(b"arbiter answer\n" + self.secret.encode("utf-8")).digest()
+        blocks = (hashlib.sha256(key + n.to_bytes(8, "big")).digest() for n in range((size + 31) // 32))
+        return b"".join(blocks)[:size]
