@@ -13,7 +13,7 @@ import pytest
 from engines import registry
 from engines.contract import RuleError
 from engines.driver import load_action, load_options, player_list, start
-from engines.gate import admit
+from engines.gate import Table, admit
 from service.errors import RULE_CODES
 from service.schemas import GM_ACTIONS, QUIT
 from tests.docs.markdown import GAME_DOCS, Row, answers, blocks, code_spans, json_objects, tables
@@ -32,7 +32,7 @@ def _game(path: Any) -> str:
 def refused(engine: Any, state: Any, actor: str, action: dict[str, Any], departed: tuple[str, ...] = ()) -> RuleError:
     """The refusal of ``action`` by ``actor``, as the service meets it: the form, then the gate and the rules."""
     with pytest.raises(RuleError) as caught:
-        admit(engine, state, actor, load_action(engine, action), departed)
+        admit(engine, state, actor, load_action(engine, action), Table(departed=frozenset(departed)))
     return caught.value
 
 
