@@ -79,7 +79,7 @@ def _http_error(status: int, message: str | None, headers: dict[str, str] | None
     """aiohttp's own refusals (no such route, a method the route lacks, a request it cannot parse) as the API
     answers them: the JSON envelope, CORS, and ``Allow`` with a 405."""
     if status == 404:
-        message = "No such endpoint of the stream process; see x-live in /v1/openapi.json."
+        message = "No such endpoint of the stream process; see the Live operations in /v1/openapi.json."
     elif status >= 500:
         message = "Something went wrong on our side."
     return _error(status, STATUS_CODES.get(status) or GUNICORN_CODES.get(status, "http_error"),
