@@ -441,7 +441,8 @@ _verifying = threading.BoundedSemaphore(VERIFY_AT_ONCE)
 
 @v1.post("/replays/verify")
 def verify() -> Any:
-    if request.content_length is None or request.content_length > VERIFY_SMALL:
+    large = request.content_length is None or request.content_length > VERIFY_SMALL
+    if large:
         _verify_rate(client_address())
     if not _verifying.acquire(blocking=False):
         raise ApiError(503, "busy", f"This server is verifying {VERIFY_AT_ONCE} exports already; retry in a few "
@@ -467,7 +468,8 @@ def verify() -> Any:
             source.close()
     finally:
         _verifying.release()
-        _give_memory_back()
+        if large:  # a full collection costs a second or more in a big process: worth it after a large export only
+            _give_memory_back()
 
 
 def _verify_rate(client: str) -> None:
