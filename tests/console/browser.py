@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -14,6 +15,31 @@ DRIVER = next((p for p in ("/usr/bin/chromedriver", shutil.which("chromedriver")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage"]
+
+
+@contextmanager
+def browsing(redis_url: str, folder: Path, queue_name: str) -> Iterator[tuple[Any, Any, Any]]:
+    """A module's world: a Context on a wiped Redis (set as the current one), the API served over HTTP from it,
+    and one browser: ``(ctx, stack, driver)``; the API is started by the caller (after any setup it needs)."""
+    from redis import Redis
+
+    from runtime.config import Settings
+    from runtime.context import Context, use
+    from tests.e2e.stack import Stack
+
+    Redis.from_url(redis_url).flushall()
+    settings = Settings(redis_url=redis_url, queue_url=redis_url.rsplit("/", 1)[0] + "/1", queue_name=queue_name,
+                        admin_token=None, max_body_bytes=64 * 1024)
+    ctx = Context(settings)
+    use(ctx)
+    stack = Stack(settings, folder)
+    browsers = chromium()
+    try:
+        yield ctx, stack, next(browsers)
+    finally:
+        browsers.close()
+        stack.stop()
+        use(None)
 
 
 def chromium(width: int = 1100, height: int = 1400) -> Iterator[Any]:

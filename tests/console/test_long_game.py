@@ -8,12 +8,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from redis import Redis
 
 from cli import embedded_redis, simulate
-from runtime.config import Settings
-from runtime.context import Context, use
-from tests.console.browser import chromium, wait_for
+from tests.console.browser import browsing, wait_for
 
 INTERACTIVE_S = 2.0
 IDLE_POLL_BYTES = 4096
@@ -21,24 +18,11 @@ IDLE_POLL_BYTES = 4096
 
 @pytest.fixture(scope="module")
 def long_game(redis_server: embedded_redis.EmbeddedRedis, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from tests.e2e.stack import Stack
-
-    Redis.from_url(redis_server.url).flushall()
-    settings = Settings(redis_url=redis_server.url, queue_url=redis_server.url.rsplit("/", 1)[0] + "/1",
-                        queue_name="arbiter-long", admin_token=None, max_body_bytes=64 * 1024)
-    ctx = Context(settings)
-    use(ctx)
-    stack = Stack(settings, Path(tmp_path_factory.mktemp("long")))
-    browsers = chromium()
-    try:
+    with browsing(redis_server.url, Path(tmp_path_factory.mktemp("long")), "arbiter-long") as (ctx, stack, driver):
         played = simulate.run(ctx, "elemental-tag", 60, "console-long-game", {}, echo=None)
         assert played["finished"] and played["events"] > 3000
         stack.start_api()
-        yield f"http://127.0.0.1:{stack.port}", played, next(browsers)
-    finally:
-        browsers.close()
-        stack.stop()
-        use(None)
+        yield f"http://127.0.0.1:{stack.port}", played, driver
 
 
 def _v1_bytes(driver: Any) -> list[tuple[str, int]]:

@@ -9,39 +9,23 @@ from typing import Any, Callable, Iterator
 
 import pytest
 import requests
-from redis import Redis
 
 from cli import embedded_redis
 from engines import registry
 from engines.rng import Rng
 from replays.fold import engine_for
-from runtime.config import Settings
-from runtime.context import Context, use
+from runtime.context import Context
 from service import commands
 from service.errors import ApiError
-from tests.console.browser import chromium, choose, wait_for
+from tests.console.browser import browsing, choose, wait_for
 from workers.runner import run_burst
 
 
 @pytest.fixture(scope="module")
 def world(redis_server: embedded_redis.EmbeddedRedis, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from tests.e2e.stack import Stack
-
-    Redis.from_url(redis_server.url).flushall()
-    settings = Settings(redis_url=redis_server.url, queue_url=redis_server.url.rsplit("/", 1)[0] + "/1",
-                        queue_name="arbiter-orders", admin_token=None, max_body_bytes=64 * 1024)
-    ctx = Context(settings)
-    use(ctx)
-    stack = Stack(settings, Path(tmp_path_factory.mktemp("orders")))
-    browsers = chromium()
-    try:
+    with browsing(redis_server.url, Path(tmp_path_factory.mktemp("orders")), "arbiter-orders") as (ctx, stack, driver):
         stack.start_api()
-        driver = next(browsers)
         yield ctx, f"http://127.0.0.1:{stack.port}", driver
-    finally:
-        browsers.close()
-        stack.stop()
-        use(None)
 
 
 class Game:
