@@ -138,6 +138,7 @@ SPREAD = {
     "tests/security/test_bad_input.py": "item",
     "tests/security/test_authorization.py": "item",
     "tests/engines/elemental_tag/test_bot_games.py": "item",
+    "tests/bench/test_smoke.py": "item",
     "tests/engines/test_conformance.py": "game",
 }
 
