@@ -13,16 +13,12 @@ import hashlib
 import struct
 from typing import Sequence, TypeVar
 
-import orjson
-
 from engines.canonical import canonical_bytes
 
 T = TypeVar("T")
 
 _SPACE = 1 << 64
 _FOUR_U64 = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 8-byte draws
-_U64S: dict[int, struct.Struct] = {}  # the same for several blocks, by their number (a few sizes are asked)
-_PATH_TYPES = frozenset({str, int})  # what purposes are made of: orjson writes them canonically
 
 
 class Rng:
@@ -31,56 +27,25 @@ class Rng:
     __slots__ = ("_seed", "_purpose", "_path", "_key", "_counter", "_pending")
 
     def __init__(self, seed: str, *purpose: str | int) -> None:
-        path = _plain_path((seed, *purpose))
-        self._open(seed, purpose, canonical_bytes([seed, *purpose]) if path is None else path)
-
-    def _open(self, seed: str, purpose: tuple[str | int, ...], path: bytes) -> None:
         self._seed = seed
         self._purpose = purpose
-        self._path = path  # canonical_bytes([seed, *purpose]), made at once: it raises where the path is not data
+        self._path = canonical_bytes([seed, *purpose])  # at once: it raises where the path is not data
         self._key: bytes | None = None  # sha256(path), at the first draw: many streams are only forked, or unused
         self._counter = 0
-        self._pending: list[int] = []  # the drawn blocks' draws not yet taken, the next one last
+        self._pending: list[int] = []  # the drawn block's draws not yet taken, the next one last
 
     def fork(self, *purpose: str | int) -> "Rng":
-        """An independent stream for a sub-purpose, unaffected by draws made here.
-
-        Its path's canonical bytes are this one's with the new parts' added (a JSON array's items are written
-        each on its own), without writing the seed and this purpose again; any part orjson may not write as
-        canonical_bytes does takes the whole path to canonical_bytes, which says what it makes of it."""
-        full = (*self._purpose, *purpose)
-        tail = _plain_path(purpose) if purpose else None
-        if tail is not None:
-            path = self._path[:-1] + b"," + tail[1:]
-        else:
-            path = self._path if not purpose else canonical_bytes([self._seed, *full])
-        child = Rng.__new__(Rng)
-        child._open(self._seed, full, path)
-        return child
-
-    def _blocks(self, count: int) -> tuple[int, ...]:
-        """The stream's next ``count`` blocks' draws, the first one last (as ``_pending`` holds them): hashed in
-        one loop and unpacked at once (setup draws eight blocks at a time)."""
-        key = self._key
-        if key is None:
-            key = self._key = hashlib.sha256(self._path).digest()
-        start = self._counter
-        self._counter = start + count
-        sha256 = hashlib.sha256
-        if count == 1:  # most draws: one block, no loop
-            return _FOUR_U64.unpack(sha256(key + start.to_bytes(8, "big")).digest())[::-1]
-        data = b""
-        for counter in range(start, start + count):  # a loop, not a comprehension: no frame to make
-            data += sha256(key + counter.to_bytes(8, "big")).digest()
-        unpacker = _U64S.get(count)
-        if unpacker is None:
-            unpacker = _U64S[count] = struct.Struct(f">{4 * count}Q")
-        return unpacker.unpack(data)[::-1]
+        """An independent stream for a sub-purpose, unaffected by draws made here."""
+        return Rng(self._seed, *self._purpose, *purpose)
 
     def _u64(self) -> int:
         """The next 8 bytes of the stream as an unsigned big-endian integer (a block holds four)."""
         if not self._pending:
-            self._pending = list(self._blocks(1))
+            if self._key is None:
+                self._key = hashlib.sha256(self._path).digest()
+            block = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+            self._pending = list(_FOUR_U64.unpack(block)[::-1])
         return self._pending.pop()
 
     def below(self, n: int) -> int:
@@ -89,28 +54,9 @@ class Rng:
             raise ValueError("below() needs a positive bound")
         limit = _SPACE - (_SPACE % n)
         while True:
-            pending = self._pending  # the current block's next draw taken here: one call fewer per draw
-            value = pending.pop() if pending else self._u64()
+            value = self._u64()
             if value < limit:
                 return value % n
-
-    def belows(self, n: int, count: int) -> list[int]:
-        """``[self.below(n) for _ in range(count)]``: the same draws from the stream, taken in one call
-        (setup draws hundreds).  A value that ``below`` would reject (about n in 2**64) sends them all
-        back, to be drawn one by one."""
-        if count <= 0:
-            return []
-        if n <= 0:
-            raise ValueError("below() needs a positive bound")
-        pending = self._pending
-        short = count - len(pending)
-        if short > 0:
-            pending[:0] = self._blocks((short + 3) // 4)  # after the draws still pending
-        taken = pending[: -count - 1 : -1]  # the next ``count`` draws, in the stream's order
-        if max(taken) >= _SPACE - (_SPACE % n):
-            return [self.below(n) for _ in range(count)]
-        del pending[-count:]
-        return [value % n for value in taken]
 
     def randint(self, low: int, high: int) -> int:
         """A uniform integer in ``[low, high]``, both ends included."""
@@ -137,14 +83,3 @@ class Rng:
             raise ValueError("sample() size out of range")
         return self.shuffled(items)[:k]
 
-
-def _plain_path(parts: tuple[str | int, ...]) -> bytes | None:
-    """``canonical_bytes(list(parts))`` where every part is exactly a str or an int and orjson takes them all
-    (the engines' purposes always are): orjson writes those canonically (engines/canonical.py).  None
-    otherwise, for canonical_bytes to decide."""
-    if not _PATH_TYPES.issuperset(map(type, parts)):
-        return None
-    try:
-        return orjson.dumps(parts)
-    except TypeError:  # an int past 64 bits, a str that is not valid UTF-8
-        return None
