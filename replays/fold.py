@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from engines import registry
-from engines.canonical import roundtrip, roundtrip_reusing, roundtrip_sized, roundtrip_top
+from engines.canonical import roundtrip_reusing
 from engines.contract import Engine, RuleError
 from engines.gate import Table
 from eventlog.events import GENESIS, Event
@@ -239,21 +239,10 @@ FOLDS: dict[str, Callable[[Record, Event], None]] = {
 CANONICAL_AFTER = frozenset({"game.started", "phase.resolved", "player.joined", "player.quit", "gm.eject"})
 
 
-def apply(record: Record, event: Event, base: Record | None = None) -> Record:
-    """The record after one more event.  The input is left untouched.
-
-    ``base``: an earlier record that ``apply`` returned after a ``CANONICAL_AFTER`` event (the
-    fold's latest), or None.  Records share what did not change, so making the new record
-    canonical reuses what it shares with ``base`` instead of round-tripping the whole game
-    (the same result: see ``roundtrip_reusing``).  ``Folding`` chooses for a whole fold.
-    """
-    new = _step(record, event)
-    if event["type"] not in CANONICAL_AFTER:
-        return new
-    try:
-        return roundtrip(new) if base is None else roundtrip_reusing(new, base)
-    except DATA_ERRORS as exc:
-        raise _does_not_fit(event, exc) from exc
+def apply(record: Record, event: Event, step: Callable[[Record, Event], None] | None = None) -> Record:
+    """The record after one more event (``Folding`` from ``record``).  The input is left untouched.
+    ``step``: what ``check_envelope(record, event)`` gave, if the caller asked already."""
+    return Folding(record).apply(event, step)
 
 
 def _step(record: Record, event: Event, step: Callable[[Record, Event], None] | None = None) -> Record:
@@ -286,36 +275,22 @@ def _does_not_fit(event: Event, exc: Exception) -> FoldError:
     return FoldError(event["seq"], f"{event['type']} does not fit the game: {exc!r}")
 
 
-# From this size of JSON on, finding what changed since the last canonical record costs less than
-# round-tripping it.  Measured (valgrind instructions, the bench's games) on what a small record's step
-# round-trips, its changed top-level values (roundtrip_top): a SXYZM Cyclone engine state of ~0.9 kB
-# costs 30% less that way than walked, Extreme Ways and Golden Strider states of 4-8 kB share most of
-# their parts with the record before and cost less walked; 4 kB was best for all three of 2-8 kB.
-REUSE_FROM = 4096
-
-
 class Folding:
-    """A fold in progress, one event at a time: ``record`` so far, and the latest canonical
-    record, whose parts the next one reuses: its unchanged top-level values while what changed is
-    small, walked to what changed (``apply``'s base) once that is large enough for the walk to pay.
-    A failed ``apply`` (FoldError) changes nothing."""
+    """A fold in progress, one event at a time: ``record`` so far, and the latest record made canonical, whose
+    parts the next canonical record takes as they are (``roundtrip_reusing``): a step shares almost all of the
+    game with the record before it.  A record given to start from may not be canonical (a cached record after an
+    order), so nothing is reused from it.  A failed ``apply`` (FoldError) changes nothing."""
 
     def __init__(self, record: Record | None = None) -> None:
         self.record: Record = record or empty()
         self._base: Record | None = None
-        self._small = True  # until a round trip has measured what changes in a step
 
     def apply(self, event: Event, step: Callable[[Record, Event], None] | None = None) -> Record:
-        """``apply`` to the record so far.  ``step``: what ``check_envelope(self.record, event)`` gave."""
+        """The record after one more event.  ``step``: what ``check_envelope(self.record, event)`` gave."""
         new = _step(self.record, event, step)
         if event["type"] in CANONICAL_AFTER:
-            base = self._base
             try:
-                if base is None or self._small:
-                    new, size = roundtrip_sized(new) if base is None else roundtrip_top(new, base)
-                    self._small = size < REUSE_FROM
-                else:
-                    new = roundtrip_reusing(new, base)
+                new = roundtrip_reusing(new, self._base)
             except DATA_ERRORS as exc:
                 raise _does_not_fit(event, exc) from exc
             self._base = new

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from replays.fold import CANONICAL_AFTER, FoldError, apply, empty, fold
+from replays.fold import Folding, FoldError, apply, empty, fold
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "games").glob("*.json"))
 DEADLINE = "2031-01-01T00:00:00.000000Z"
@@ -45,19 +45,17 @@ def _logs() -> list[tuple[str, list[dict[str, Any]]]]:
 @pytest.mark.parametrize("name,events", _logs(), ids=[name for name, _ in _logs()])
 def test_a_fold_that_shares_gives_the_records_of_one_that_copies_everything(name: str,
                                                                              events: list[dict[str, Any]]) -> None:
-    shared, alone, base = empty(), empty(), None
+    folding, alone = Folding(), empty()
     returned: list[tuple[dict[str, Any], str]] = []
     for event in events:
         try:
-            alone = apply(alone, event)  # no base: the whole record round-tripped, as the fold always did
+            alone = apply(alone, event)  # a fold of one step: the whole record round-tripped
         except FoldError as exc:
             with pytest.raises(FoldError) as again:
-                apply(shared, event, base)
+                folding.apply(event)
             assert again.value.message == exc.message
             break
-        shared = apply(shared, event, base)
-        if event["type"] in CANONICAL_AFTER:
-            base = shared
+        shared = folding.apply(event)
         assert repr(shared) == repr(alone), f"{name}: seq {event['seq']}"  # repr: types and key order too
         returned.append((shared, repr(shared)))
     else:
