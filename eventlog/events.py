@@ -12,12 +12,11 @@ the whole event, and to everyone once the game is over.
 """
 from __future__ import annotations
 
-import hashlib
 import secrets
 from datetime import datetime, timezone
 from typing import Any
 
-from engines.canonical import STR_ONLY, canonical_json, plain_canonical_bytes, plain_canonical_bytes_each, sha256_hex
+from engines.canonical import canonical_json, sha256_hex
 
 GENESIS = "0" * 64
 
@@ -35,13 +34,7 @@ def now_iso(moment: datetime | None = None) -> str:
 
 
 def event_hash(prev_hash: str, body: Event) -> str:
-    return _hash(prev_hash, body, plain_canonical_bytes(body))
-
-
-def _hash(prev_hash: str, body: Event, plain: bytes | None) -> str:
-    """``event_hash``, given ``plain_canonical_bytes(body)``."""
-    if plain is not None and type(prev_hash) is str and prev_hash.isascii():
-        return hashlib.sha256(prev_hash.encode("ascii") + plain).hexdigest()  # the same bytes, without the detour
+    """The link: sha256 of the previous hash and the body's canonical bytes (NotCanonical where it has none)."""
     return sha256_hex(prev_hash + canonical_json(body))
 
 
@@ -69,64 +62,24 @@ def seal(
 
 def chain_break(events: list[Event]) -> dict[str, Any] | None:
     """The first event whose seq, link or hash is wrong, or None if the chain holds."""
-    return check_chain(events)[0]
+    return check_chain(events)
 
 
-def check_chain(events: list[Event], first: int = 1, prev: str = GENESIS) -> tuple[dict[str, Any] | None, int]:
-    """``chain_break``, and how many events from the first are JSON data (exactly dict, list, str, int, bool
-    and None, within orjson's limits: what ``orjson.loads`` gives), as hashing them found: orjson writes any
-    part of those in its canonical form, with no further check (``plain_canonical_bytes``).
-
-    ``first`` and ``prev``: the seq and prev_hash the first of ``events`` must have, to check a log a part at a
-    time (``eventlog.chained``); the seq of a break counts positions from ``first``."""
-    bodies = _bodies(events)
-    texts, json_data = plain_canonical_bytes_each(bodies)
-    if json_data == len(events) and _links_hold(events, texts, first, prev):
-        return None, json_data
-    plain = 0
-    for index, (event, body, fast) in enumerate(zip(events, bodies, texts), start=first):
-        if event.get("seq") != index:
-            return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}, plain
-        if event.get("prev_hash") != prev:
-            return {"seq": index, "problem": "prev_hash does not match the previous event's hash"}, plain
-        try:
-            expected = _hash(prev, body, fast)
-        except TypeError as exc:
-            return {"seq": index, "problem": f"event is not canonical JSON: {exc}"}, plain
-        if event.get("hash") != expected:
-            return {"seq": index, "problem": "hash does not match the event's content"}, plain
-        if index - first < json_data and plain == index - first:
-            plain = index - first + 1
-        prev = event["hash"]
-    if len(bodies) < len(events):
-        return {"seq": first + len(bodies), "problem": "event is not an object"}, plain
-    return None, plain
-
-
-def _links_hold(events: list[Event], texts: list[bytes], first: int = 1, prev: str = GENESIS) -> bool:
-    """Every event's seq, prev_hash and hash right, told for the whole log at once (the usual answer), given
-    the canonical bytes of every body: False where the event-by-event check must say which is wrong.
-    Hashes compared as exactly str, so that equality is the strings' own."""
-    hashes = [event.get("hash") for event in events]
-    prevs = [event.get("prev_hash") for event in events]
-    if not ([event.get("seq") for event in events] == list(range(first, first + len(events)))
-            and set(map(type, hashes)) <= STR_ONLY >= set(map(type, prevs))
-            and prevs[:1] == [prev] and prevs[1:] == hashes[:-1]):
-        return False
-    try:
-        links = [prev.encode("ascii") + text for prev, text in zip(prevs, texts)]
-    except UnicodeEncodeError:
-        return False
-    return hashes == [digest.hexdigest() for digest in map(hashlib.sha256, links)]
-
-
-def _bodies(events: list[Event]) -> list[Event]:
-    """The hashed body (the event without its hash) of each event up to the first that is not an object."""
-    bodies = []
-    for event in events:
+def check_chain(events: list[Any], first: int = 1, prev: str = GENESIS) -> dict[str, Any] | None:
+    """``chain_break`` from where a part of a log starts (``eventlog.chained``): ``first`` and ``prev`` are the seq
+    and prev_hash the first of ``events`` must have; the seq of a break counts positions from ``first``."""
+    for index, event in enumerate(events, start=first):
         if not isinstance(event, dict):
-            break
-        body = dict(event)
-        body.pop("hash", None)
-        bodies.append(body)
-    return bodies
+            return {"seq": index, "problem": "event is not an object"}
+        if event.get("seq") != index:
+            return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}
+        if event.get("prev_hash") != prev:
+            return {"seq": index, "problem": "prev_hash does not match the previous event's hash"}
+        try:
+            expected = event_hash(prev, {key: value for key, value in event.items() if key != "hash"})
+        except TypeError as exc:  # NotCanonical
+            return {"seq": index, "problem": f"event is not canonical JSON: {exc}"}
+        if event.get("hash") != expected:
+            return {"seq": index, "problem": "hash does not match the event's content"}
+        prev = event["hash"]
+    return None

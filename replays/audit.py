@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
-import orjson
 from marshmallow import ValidationError
 
-from engines.canonical import plain_canonical_bytes, same_canonical, sha256_hex
+from engines.canonical import same_canonical, sha256_hex
 from engines.contract import RuleError
 from engines.gate import admit
 from engines.rng import Rng
@@ -34,13 +33,13 @@ def audit(events: Iterable[Event], seed: str | None) -> dict[str, Any]:
     folding = Folding()
     record: Record = folding.record
     checked = 0
-    for _position, event, known_plain in chain:  # up to a broken link: nothing after it can be trusted
+    for _position, event in chain:  # up to a broken link: nothing after it can be trusted
         try:
             step = check_envelope(record, event)  # so that the checks below may read its fields
         except FoldError as exc:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
-        finding = _guarded(_recompute, record, event, seed, known_plain)
+        finding = _guarded(_recompute, record, event, seed)
         try:
             folded = folding.apply(event, step)
         except FoldError as exc:
@@ -51,7 +50,7 @@ def audit(events: Iterable[Event], seed: str | None) -> dict[str, Any]:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break  # nothing after an event that does not fit the game can be folded
         if finding == {} and (event["type"] == "phase.resolved" or event["type"] in MEMBERSHIP):
-            finding = _guarded(_follows, record, folded, event, known_plain)
+            finding = _guarded(_follows, record, folded, event)
         if finding is not None:
             checked += 1
             if finding:
@@ -87,7 +86,7 @@ Finding = dict[str, Any]
 DIFFERENCES_SHOWN = 20
 
 
-def _recompute(record: Record, event: Event, seed: str | None, plain: bool = False) -> Finding | None:
+def _recompute(record: Record, event: Event, seed: str | None) -> Finding | None:
     """{} if a recomputed event matches, a finding if not, None if nothing to check."""
     kind = event["type"]
     if kind == "action.submitted":
@@ -97,17 +96,17 @@ def _recompute(record: Record, event: Event, seed: str | None, plain: bool = Fal
     engine = engine_for(record)
     if kind == "game.started":
         setup = engine.setup(record["options"], players_for_engine(record), Rng(seed, "setup"))
-        return _compared(setup, event["data"]["setup"], plain, "/setup", "the setup draws differ from the seed's")
+        return _compared(setup, event["data"]["setup"], "/setup", "the setup draws differ from the seed's")
     if kind == "phase.resolved":
         number = event["data"]["number"]
         outcome = engine.resolve(record["engine"], Rng(seed, "phase", number))
-        return _compared(outcome, event["data"]["outcome"], plain, "/outcome",
+        return _compared(outcome, event["data"]["outcome"], "/outcome",
                          f"the outcome of phase {number} differs from a fresh resolution")
     change = membership_change(record, event)
     if change is None:
         return None  # a join during sign-up, or an ejection recorded before membership changes had outcomes
     outcome = engine.change_members(record["engine"], change, Rng(seed, "members", event["seq"]))
-    return _compared(outcome, event["data"]["outcome"], plain, "/outcome",
+    return _compared(outcome, event["data"]["outcome"], "/outcome",
                      f"the outcome of the {event['type']} of {change['player']['id']} differs from the rules")
 
 
@@ -120,7 +119,7 @@ def _admitted(record: Record, event: Event) -> Finding | None:
                        clock.parse(event["at"]), event["data"]["phase"])
     except ValidationError as exc:
         return _found(f"the order does not fit its schema: {sorted(exc.messages)}")
-    return None if _same(loaded, action) else _found("the order is not what its schema makes of it",
+    return None if same_canonical(loaded, action) else _found("the order is not what its schema makes of it",
                                                      (action, loaded, "/action"))
 
 
@@ -151,8 +150,8 @@ def _found(problem: str, values: tuple[Any, Any, str] | None = None) -> Finding:
     return {"problem": problem, "differences": shown, "differences_total": total}
 
 
-def _compared(recomputed: Any, recorded: Any, plain: bool, at: str, problem: str) -> Finding:
-    return {} if _same(recomputed, recorded, plain) else _found(problem, (recorded, recomputed, at))
+def _compared(recomputed: Any, recorded: Any, at: str, problem: str) -> Finding:
+    return {} if same_canonical(recomputed, recorded) else _found(problem, (recorded, recomputed, at))
 
 
 def differences(recorded: Any, recomputed: Any, at: str = "", limit: int = DIFFERENCES_SHOWN
@@ -188,7 +187,7 @@ def differences(recorded: Any, recomputed: Any, at: str = "", limit: int = DIFFE
     return found, total
 
 
-def _follows(before: Record, after: Record, event: Event, plain: bool = False) -> Finding:
+def _follows(before: Record, after: Record, event: Event) -> Finding:
     """{} if what follows a resolution or a membership change is what the rules give: the same phase
     going on, the next one, or the end with its result."""
     engine = engine_for(after)
@@ -217,7 +216,7 @@ def _follows(before: Record, after: Record, event: Event, plain: bool = False) -
     ):
         return _next_differs(data, following, what)
     if following is None:
-        return _compared(engine.result(state), data["result"], plain, "/result",
+        return _compared(engine.result(state), data["result"], "/result",
                          "the final result differs from the rules")
     return {}
 
@@ -229,17 +228,6 @@ def _next_differs(data: dict[str, Any], following: str | None, what: str) -> Fin
         return _found(f"{what} differs from the rules", (recorded["name"], following, "/next/name"))
     recomputed = None if following is None else {"name": following}
     return _found(f"{what} differs from the rules", (recorded, recomputed, "/next"))
-
-
-def _same(value: Any, recorded: Any, plain: bool = False) -> bool:
-    """``canonical_json(value) == canonical_json(recorded)``, raising where that raises.  ``plain``:
-    ``recorded`` is part of an event that check_chain found plain, so orjson writes it canonically."""
-    if not plain:
-        return same_canonical(value, recorded)
-    fast = plain_canonical_bytes(value)
-    if fast is None:
-        return same_canonical(value, recorded)
-    return fast == orjson.dumps(recorded, option=orjson.OPT_SORT_KEYS)
 
 
 def export(record: Record, events: list[Event]) -> dict[str, Any]:

@@ -2,8 +2,16 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 
-from eventlog.events import GENESIS, chain_break, event_hash, seal
+import orjson
+import pytest
+
+from eventlog.events import GENESIS, chain_break, check_chain, event_hash, seal
+
+
+class _Text(str):
+    pass
 
 
 def _chain(n: int) -> list[dict]:
@@ -53,3 +61,43 @@ def test_reordered_events_break() -> None:
     swapped = copy.deepcopy(events)
     swapped[1], swapped[2] = swapped[2], swapped[1]
     assert chain_break(swapped)["seq"] == 2
+
+
+def _forged(events: list[dict], index: int, body: dict) -> list[dict]:
+    """The log with event ``index`` replaced by ``body``, hashed over orjson's bytes as a forger could, and
+    every later link re-sealed."""
+    events = [*events[:index], {**body, "hash": hashlib.sha256(
+        body["prev_hash"].encode() + orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()}, *events[index + 1:]]
+    for i in range(index + 1, len(events)):
+        body = {k: v for k, v in events[i].items() if k != "hash"} | {"prev_hash": events[i - 1]["hash"]}
+        events[i] = {**body, "hash": event_hash(body["prev_hash"], body)}
+    return events
+
+
+@pytest.mark.parametrize("odd", [1.5, _Text("gm"), 2**64 - 1], ids=["float", "str subclass", "u64"])
+def test_an_event_that_is_not_canonical_json_is_named_by_its_seq(odd: object) -> None:
+    """Hashing orjson's bytes of a float or a str subclass does not make it canonical: the check names the event.
+    The largest whole number orjson writes is plain data, and passes."""
+    events = _chain(6)
+    body = {k: v for k, v in events[3].items() if k != "hash"} | {"actor": odd}
+    broken = chain_break(_forged(events, 3, body))
+    if type(odd) is int:
+        assert broken is None
+    else:
+        assert broken is not None and broken["seq"] == 4 and "not canonical" in broken["problem"]
+
+
+def test_an_event_that_is_not_an_object_is_named_after_the_links_before_it() -> None:
+    events = _chain(6)
+    assert check_chain(events[:3] + [["not", "an", "event"]] + events[4:]) == {
+        "seq": 4, "problem": "event is not an object"}
+    relinked = events[:2] + [{**events[2], "prev_hash": "0" * 64}, None]
+    assert check_chain(relinked) == {"seq": 3, "problem": "prev_hash does not match the previous event's hash"}
+    assert check_chain([None]) == {"seq": 1, "problem": "event is not an object"}
+
+
+def test_a_part_of_a_log_is_checked_from_where_it_starts() -> None:
+    events = _chain(6)
+    assert check_chain(events[3:], 4, events[2]["hash"]) is None
+    assert check_chain(events[3:], 4, GENESIS) == {
+        "seq": 4, "problem": "prev_hash does not match the previous event's hash"}
