@@ -7,7 +7,7 @@ with that stored answer instead of appending again.  So redis-py's own retry aft
 next attempt and a client's retry with its key all find the first append, and every request is recorded at most
 once.
 
-The answer is stored sealed: XORed with a SHA-256 keystream of the request's secret, which is never stored (only
+The answer is stored sealed: XORed with a SHAKE256 keystream of the request's secret, which is never stored (only
 its digest is, as the lookup key).  A join's answer holds the new player's raw token; sealed, the store holds
 nothing a reader of it (a backup, a replica) could use, while the client that knows its key gets it back.
 """
@@ -49,20 +49,17 @@ class RequestId:
     def seal(self, status: int, answer: dict[str, Any]) -> bytes:
         """The stored form of this request's answer (``open`` reads it back)."""
         plain = orjson.dumps(answer, option=orjson.OPT_SORT_KEYS)
-        return orjson.dumps({"body": self.body_digest, "status": status,
-                             "sealed": bytes(a ^ b for a, b in zip(plain, self._pad(len(plain)))).hex()})
+        return orjson.dumps({"body": self.body_digest, "status": status, "sealed": self._xor(plain).hex()})
 
     def open(self, stored: bytes | str) -> tuple[str, int, dict[str, Any]]:
         """(the body digest it was stored for, status, answer) of a stored answer."""
         record = orjson.loads(stored)
         if "sealed" not in record:  # stored before answers were sealed
             return record["body"], record["status"], record["response"]
-        sealed = bytes.fromhex(record["sealed"])
-        plain = bytes(a ^ b for a, b in zip(sealed, self._pad(len(sealed))))
-        return record["body"], record["status"], orjson.loads(plain)
+        return record["body"], record["status"], orjson.loads(self._xor(bytes.fromhex(record["sealed"])))
 
-    def _pad(self, size: int) -> bytes:
-        """SHA-256 in counter mode keyed by the secret (in another domain than the digest the store keeps)."""
-        key = hashlib.sha256(b"arbiter answer\n" + self.secret.encode("utf-8")).digest()
-        blocks = (hashlib.sha256(key + n.to_bytes(8, "big")).digest() for n in range((size + 31) // 32))
-        return b"".join(blocks)[:size]
+    def _xor(self, data: bytes) -> bytes:
+        """``data`` XORed with a keystream of the secret, SHAKE256's output (an extendable-output hash, in another
+        domain than the digest the store keeps): sealing and opening are the same step."""
+        pad = hashlib.shake_256(b"arbiter answer\n" + self.secret.encode("utf-8")).digest(len(data))
+        return (int.from_bytes(data, "big") ^ int.from_bytes(pad, "big")).to_bytes(len(data), "big")

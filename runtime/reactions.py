@@ -33,8 +33,8 @@ def prepare(ctx: Any, game_id: str, before: Record, after: Record, now: datetime
     due = _due(after, now)
     if due is None or (indexed is not None and indexed <= due.timestamp()):
         return
-    if indexed is None and _due(before, now) == due:
-        return
+    if indexed is None and due != now and before.get("status") == "running" and before.get("phase") == after["phase"]:
+        return  # the same phase, not ready: its entry says its deadline already
     deadlines.due_by(ctx.redis, game_id, due)
 
 
