@@ -149,7 +149,8 @@ def _linked(events: Iterator[Any], kept: list[dict[str, Any]], wanted: set[int])
     """``events``, keeping the place in the chain of each one whose seq is ``wanted``."""
     for event in events:
         seq = event.get("seq") if isinstance(event, dict) else None
-        kept.append({name: event.get(name) for name in ("seq", "hash", "prev_hash")} if seq in wanted
+        named = type(seq) is int and seq in wanted  # a forged seq may be anything (a list): it names nothing
+        kept.append({name: event.get(name) for name in ("seq", "hash", "prev_hash")} if named
                     else _ELSEWHERE)
         yield event
 
