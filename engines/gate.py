@@ -111,8 +111,8 @@ def check_open(table: Table, now: datetime | None, phase: int | None) -> None:
         raise Refusal("finished", GAME_OVER, "The game is over.")
     if phase is not None and table.phase is not None and phase != table.phase:
         raise Refusal("deadline_passed", WRONG_PHASE,
-                      f"This order was meant for phase {phase}, but phase {table.phase} is open (the phase closed "
-                      "while it was being recorded): it was not recorded.", {"phase": phase})
+                      f"This order was meant for phase {phase}, but phase {table.phase} is open: an order is "
+                      "never recorded in another phase than its own (its phase closed first).", {"phase": phase})
     if now is not None and table.deadline is not None and now > _instant(table.deadline):
         raise Refusal("deadline_passed", DEADLINE,
                       "The deadline for this phase has passed; the order was not recorded.",
