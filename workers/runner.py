@@ -70,6 +70,30 @@ class KeepsItsScheduler:
     keep_scheduler = False  # set by run(): never in burst mode, whose scheduler runs once in the worker's process
     _next_scheduler_try = 0.0
 
+    def check_for_suspension(self, burst: bool) -> None:
+        """RQ asks between jobs, outside its reconnecting loop: a Redis away just then ended the worker (and with it
+        ``arbiter up``).  Not suspended as far as anyone can tell; the dequeue that follows waits for Redis."""
+        try:
+            super().check_for_suspension(burst)  # type: ignore[misc]
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            self.log.warning("Worker %s: Redis is away (%s); waiting for it", self.name, exc)  # type: ignore[attr-defined]
+
+    def run_maintenance_tasks(self) -> None:
+        """Also outside RQ's reconnecting loop at the start: left for the next turn while Redis is away."""
+        try:
+            super().run_maintenance_tasks()  # type: ignore[misc]
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            self.log.warning("Worker %s: maintenance waits for Redis (%s)", self.name, exc)  # type: ignore[attr-defined]
+
+    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
+        """RQ records the worker idle before its reconnecting loop: a Redis away just then ended the worker."""
+        while True:
+            try:
+                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)  # type: ignore[misc]
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                self.log.warning("Worker %s: Redis is away (%s); waiting for it", self.name, exc)  # type: ignore[attr-defined]
+                time.sleep(self.max_connection_wait_time)
+
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
         super().heartbeat(timeout, pipeline)  # type: ignore[misc]
         if pipeline is None:  # a heartbeat queued in one of RQ's transactions is not the worker's own
@@ -82,12 +106,13 @@ class KeepsItsScheduler:
         process = scheduler._process
         if (process is not None and process.is_alive()) or time.monotonic() < self._next_scheduler_try:
             return
-        self._next_scheduler_try = time.monotonic() + SCHEDULER_RETRY_S
         try:
             if scheduler.acquire_locks(auto_start=True) and process is not None:
                 self.log.warning("Worker %s: its RQ scheduler had died; started it again", self.name)  # type: ignore[attr-defined]
         except (redis.ConnectionError, redis.TimeoutError) as exc:  # Redis still away: the next heartbeat tries
             self.log.warning("Worker %s: could not restart its RQ scheduler yet: %s", self.name, exc)  # type: ignore[attr-defined]
+            return
+        self._next_scheduler_try = time.monotonic() + SCHEDULER_RETRY_S  # the lock is another's: try again later
 
 
 class KeepingSimpleWorker(KeepsItsScheduler, SimpleWorker):

@@ -47,12 +47,12 @@ def test_the_worker_restarts_its_scheduler_when_redis_comes_back(tmp_path: Path)
         stack.start_worker("keeper")
         stack.start_worker("hooks", queues="webhooks")  # webhook retries wait in its scheduler: their backstop
         log, hooks_log = stack.logs / "keeper.log", stack.logs / "hooks.log"
-        _wait(lambda: log.exists() and _scheduler_pids(log), 30, "the scheduler never started")
-        _wait(lambda: hooks_log.exists() and _scheduler_pids(hooks_log), 30, "the webhooks' scheduler never started")
+        _wait(lambda: log.exists() and _scheduler_pids(log), 90, "the scheduler never started")
+        _wait(lambda: hooks_log.exists() and _scheduler_pids(hooks_log), 90, "the webhooks' scheduler never started")
         first, first_hooks = _scheduler_pids(log)[0], _scheduler_pids(hooks_log)[0]
         queue = Redis.from_url(settings.queue_url, socket_timeout=2)
         hooks_lock = SCHEDULER_LOCK.format(queue=webhook_queue_name(settings.queue_name))
-        _wait(lambda: queue.exists(lock) and queue.exists(hooks_lock), 30, "the schedulers never took their locks")
+        _wait(lambda: queue.exists(lock) and queue.exists(hooks_lock), 90, "the schedulers never took their locks")
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(10)
         # The premise: the outage kills RQ's scheduler (its heartbeat meets a ConnectionError).
@@ -64,7 +64,8 @@ def test_the_worker_restarts_its_scheduler_when_redis_comes_back(tmp_path: Path)
         # holding it, refreshing it every second.
         back = _wait(lambda: all(_state(_scheduler_pids(path)[-1]) not in (None, "Z") and queue.ttl(key) > 58
                                  for path, key in ((log, lock), (hooks_log, hooks_lock))), 30,
-                     "no live scheduler held each lock within 30 s of Redis's return")
+                     "no live scheduler held each lock within 30 s of Redis's return: "
+                     + "\n".join(path.read_text()[-6000:] for path in (log, hooks_log)))
         games = signed_up(stack, 5, deadlines={"bidding": 4})
         start_all(stack, games)
         lateness = _lateness(_first_outcomes(stack, games, timeout=60))
