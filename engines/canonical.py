@@ -34,7 +34,7 @@ def canonical_bytes(value: Any) -> bytes:
         text = orjson.dumps(value, option=_CANONICAL)
     except orjson.JSONEncodeError as exc:
         raise NotCanonical(f"not canonical JSON data: {exc}") from None
-    refused = _refused([value])
+    refused = _refused(value)
     if refused is not None:
         raise NotCanonical(refused)
     return text
@@ -50,13 +50,13 @@ def same_canonical(a: Any, b: Any) -> bool:
     return canonical_bytes(a) == canonical_bytes(b)
 
 
-def _refused(values: list[Any]) -> str | None:
-    """Why ``values`` (which orjson has written) are not all plain data, or None: the one plainness walk.
+def _refused(value: Any) -> str | None:
+    """Why ``value`` (which orjson has written) is not plain data, or None: the one plainness walk.
 
     A level of nesting at a time: ``gc.get_referents`` gives every item of the level's lists and tuples and every
     value of its dicts (their keys too, unless all are exactly str, which orjson has made sure of), and nothing for
     a str, int, bool or None.  orjson has bounded the nesting, so the walk ends."""
-    level = values
+    level = [value]
     while level:
         kinds = set(map(type, level))
         if not kinds <= _PLAIN_TYPES:
@@ -82,7 +82,7 @@ def roundtrip(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
 
 
-def replaced_keys(value: dict, base: dict) -> list[Any] | None:
+def _replaced_keys(value: dict, base: dict) -> list[Any] | None:
     """The keys whose values ``value`` replaced, when it is ``dict(base)`` with values replaced (base's own
     key objects, so sorted and valid, in base's order: what a fold step makes); None when it is not."""
     if len(value) != len(base) or not all(map(operator.is_, value, base)):
@@ -124,7 +124,7 @@ def _reuse(value: Any, base: Any, depth: int) -> Any:
     if kind is bool or value is None:
         return value
     if kind is dict and type(base) is dict:
-        changed = replaced_keys(value, base)
+        changed = _replaced_keys(value, base)
         if changed is not None:
             # The usual step: copy base (in C) and redo only the values that are not base's.
             if len(changed) < len(base):
