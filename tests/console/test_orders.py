@@ -327,6 +327,9 @@ def test_a_gm_creates_a_game_signs_players_up_and_runs_it_over_plain_http(world:
         game_id = driver.execute_script("return document.body.dataset.game")
         tokens = []
         for name in ("Ann", "Bea", "Cy"):
+            # The sign-up form is drawn once the page has the game's state (later than the token's role on a busy
+            # machine) and again after each sign-up.
+            wait_for(driver, lambda: driver.find_elements("id", "join-name"), "the sign-up form")
             driver.find_element("id", "join-name").send_keys(name)
             driver.find_element("css selector", "#join-form button[type=submit]").click()
             wait_for(driver, lambda name=name: f"Signed up {name}" in _text(driver, "join-result"), f"{name} in")
