@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from eventlog import keys
+from eventlog import keys, notes
 from eventlog.events import Event
 from replays.fold import FoldError
 from runtime.context import Context
@@ -47,6 +47,19 @@ def made(ctx: Context, game_id: str, event: Event) -> str | None:
 def stored(ctx: Context, game_id: str) -> list[str]:
     """The game's checkpoints, oldest first, for its export."""
     return [n.decode() if isinstance(n, bytes) else n for n in ctx.redis.lrange(keys.checkpoints(game_id), 0, -1)]
+
+
+def kept(ctx: Context, game_id: str) -> dict[tuple[int, str], str]:
+    """The game's checkpoints kept with it, by the (size, head hash) each signs: what the streams send beside the
+    event at that seq, read rather than signed afresh so every consumer sees the same note as the export."""
+    found = {}
+    for note in stored(ctx, game_id):
+        try:
+            signed = notes.parse_checkpoint(note[: note.rfind("\n\n") + 1])
+        except notes.NoteError:
+            continue
+        found[(signed.size, signed.head)] = note
+    return found
 
 
 def after_restart(ctx: Context) -> list[dict[str, Any]]:

@@ -53,6 +53,12 @@ def follow(base: str, game_id: str, token: str | None, after: int = 0, as_json: 
                     if "end" in item:
                         print(f"-- the game is over (last event #{item['end']['seq']})", file=out, flush=True)
                         return 0
+                    if "checkpoint" in item:  # the signed checkpoint after an event that closed a phase
+                        signed = item["checkpoint"]
+                        print(json.dumps(item, sort_keys=True) if as_json else
+                              f"-- signed checkpoint: {signed['seq']} events, head {signed['head_hash'][:16]}…",
+                              file=out, flush=True)
+                        continue
                     last = item["seq"]
                     print(json.dumps(item, sort_keys=True) if as_json else describe(item), file=out, flush=True)
         except urllib.error.HTTPError as exc:

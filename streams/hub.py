@@ -35,6 +35,7 @@ from eventlog.events import Event
 from eventlog.parting import parting
 from replays.fold import Record, fold
 from replays.views import event_for
+from runtime.checkpoints import closes_phase, kept
 from runtime.context import Context
 
 log = logging.getLogger("arbiter.streams")
@@ -42,9 +43,22 @@ log = logging.getLogger("arbiter.streams")
 MAX_BEHIND = 256       # events queued for one follower before it is dropped
 PASSED = 64            # hashes of the last events a feed passed on: how it tells a repeated notice from a lost seq
 RETRY_S = 1.0          # between attempts to subscribe again
+CHECKPOINT_WAITS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)  # s: the API keeps it just after its append
 PAGE = 500             # events read from the store at a time while a feed catches up
 END = object()         # the game is over: after its last event, the stream ends
 DROPPED = object()     # the follower fell too far behind
+
+
+@dataclass(frozen=True)
+class Signed:
+    """The game's signed checkpoint at ``seq`` (an event that closed a phase), as the JSON the streams carry."""
+
+    seq: int
+    body: bytes
+
+
+def signed(seq: int, head_hash: str, note: str) -> Signed:
+    return Signed(seq, orjson.dumps({"head_hash": head_hash, "note": note, "seq": seq}, option=orjson.OPT_SORT_KEYS))
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,7 @@ class Feed:
     catching_up: bool = False
     catching_up_task: asyncio.Task | None = None
     passed: dict[int, str] = field(default_factory=dict)  # seq -> hash of the last PASSED events passed on
+    signing: asyncio.Task | None = None  # the last checkpoint being looked for (streams send them in order)
 
     def passing(self, seq: int, digest: str) -> None:
         self.passed[seq] = digest
@@ -114,6 +129,7 @@ class Hub:
         self.on_subscribed: Callable[[], None] | None = None  # told each time the subscription is (re)made
         self.subscribed = asyncio.Event()
         self.notices = 0
+        self._sending: set[asyncio.Task] = set()  # checkpoints being looked for (held: a task needs a reference)
 
     # -- followers ------------------------------------------------------------------------------------
     async def follow(self, game_id: str, viewer: Viewer) -> tuple[Feed | None, Follower]:
@@ -265,9 +281,46 @@ class Hub:
             if item is None:
                 item = by_viewer[follower.viewer] = (event["seq"], shown(feed.record, event, follower.viewer))
             follower.offer(item)
-        if feed.finished:
+        if closes_phase(event) or (feed.finished and feed.signing is not None):  # (the end waits for them)
+            previous = feed.signing
+            feed.signing = task = asyncio.get_running_loop().create_task(
+                self._send_checkpoint(feed, event if closes_phase(event) else None, previous))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+        elif feed.finished:
             for follower in list(feed.followers):
                 follower.offer(END)
+
+    async def _send_checkpoint(self, feed: Feed, event: Event | None, previous: asyncio.Task | None) -> None:
+        """Offer the checkpoint the API keeps with the game as ``event`` closes a phase, once it is there: it is
+        signed and kept just after the append this process heard of, so it is looked for a few times (later events
+        may pass it meanwhile).  After the feed's earlier ones, so they come in order, and the end after the last.
+        One never found (an API stopped in between) is left out; the export and ``GET .../checkpoint`` have it."""
+        if previous is not None:
+            await asyncio.wait([previous])
+        try:
+            if event is not None:
+                await self._look_for_checkpoint(feed, event["seq"], event["hash"])
+        finally:
+            if feed.signing is asyncio.current_task():
+                feed.signing = None
+                if feed.finished:
+                    for follower in list(feed.followers):
+                        follower.offer(END)
+
+    async def _look_for_checkpoint(self, feed: Feed, seq: int, head: str) -> None:
+        try:
+            for wait in CHECKPOINT_WAITS:
+                await asyncio.sleep(wait)
+                note = (await asyncio.to_thread(kept, self.context, feed.game_id)).get((seq, head))
+                if note is not None:
+                    if feed.passed.get(seq) == head:  # (still the log the followers were given)
+                        for follower in list(feed.followers):
+                            follower.offer(signed(seq, head, note))
+                    return
+            log.warning("game %s: no checkpoint kept for seq %s; the stream goes on without it", feed.game_id, seq)
+        except (RedisError, OSError) as exc:
+            log.warning("game %s: could not read its checkpoints (%s)", feed.game_id, type(exc).__name__)
 
     def _catch_up_soon(self, feed: Feed) -> None:
         if not feed.catching_up and feed.loaded.is_set():

@@ -49,7 +49,8 @@ def framing(game_id: str) -> Framing:
     return Framing(event=lambda _seq, body: b'{"event":%s,"game_id":%s}\n' % (body, named),
                    end=lambda seq, reason: orjson.dumps({"end": {"reason": reason, "seq": seq}, "game_id": game_id},
                                                         option=orjson.OPT_SORT_KEYS) + b"\n",
-                   heartbeat=b"\n")
+                   heartbeat=b"\n",
+                   checkpoint=lambda body: b'{"checkpoint":%s,"game_id":%s}\n' % (body, named))
 
 
 async def follow_my_games(request: web.Request) -> web.StreamResponse:

@@ -6,7 +6,8 @@ One subscription to the append notices per process feeds every follower (``strea
 
 Two formats, by ``Accept`` (or ``?format=sse|ndjson``): ``text/event-stream`` (SSE: ``id:`` is the event's
 seq, so a browser's EventSource resumes with ``Last-Event-ID``; ``event: end`` when the game is over) and
-``application/x-ndjson`` (the default: one event per line, a last line ``{"end": ...}``).  Heartbeats (an SSE
+``application/x-ndjson`` (the default: one event per line, a last line ``{"end": ...}``).  After an event that
+closed a phase, both send the game's signed checkpoint at its seq (``event: checkpoint``, ``{"checkpoint": ...}``).  Heartbeats (an SSE
 comment, an empty NDJSON line) keep idle connections open through proxies.
 
 Who follows: ``Authorization: Bearer`` (a bot, a script), a one-time ``?ticket=`` from
@@ -35,6 +36,7 @@ from redis.exceptions import RedisError
 
 from engines.contract import Viewer
 from replays.views import viewer_of
+from runtime import checkpoints
 from runtime.config import Settings
 from runtime.context import Context, use
 from service.auth import caller_for
@@ -44,7 +46,7 @@ from service.http import GUNICORN_CODES, parse_object
 from service.tickets import redeem
 from streams import live
 from eventlog.parting import resume_point
-from streams.hub import DROPPED, END, Hub, Rewind, shown
+from streams.hub import DROPPED, END, Hub, Rewind, Signed, shown, signed
 from streams.webhooks import Kicker
 
 log = logging.getLogger("arbiter.streams")
@@ -153,6 +155,12 @@ def _frame(fmt: str, seq: int, body: bytes) -> bytes:
     return b"id: %d\ndata: %s\n\n" % (seq, body) if fmt == SSE else body + b"\n"
 
 
+def _checkpoint(fmt: str, body: bytes) -> bytes:
+    """A signed checkpoint after the event that closed a phase: its own SSE event type (no ``id:``, so
+    ``Last-Event-ID`` stays the event's seq, and ``onmessage`` listeners never see it), an NDJSON line of its own."""
+    return b"event: checkpoint\ndata: %s\n\n" % body if fmt == SSE else b'{"checkpoint":%s}\n' % body
+
+
 def _end(fmt: str, seq: int, reason: str) -> bytes:
     body = orjson.dumps({"end": {"reason": reason, "seq": seq}})
     return b"event: end\ndata: %s\n\n" % body if fmt == SSE else body + b"\n"
@@ -190,7 +198,8 @@ async def stream(request: web.Request) -> web.StreamResponse:
         if fmt == SSE:
             await response.write(b"retry: 2000\n\n")
         await relay(response, context, game_id, record, viewer, follower, feed.finished, after, upto,
-                    Framing(partial(_frame, fmt), partial(_end, fmt), b": heartbeat\n\n" if fmt == SSE else b"\n"))
+                    Framing(partial(_frame, fmt), partial(_end, fmt), b": heartbeat\n\n" if fmt == SSE else b"\n",
+                            partial(_checkpoint, fmt)))
         return response
     except (ConnectionError, TimeoutError):
         return web.Response(status=499)
@@ -209,11 +218,13 @@ async def open_stream(request: web.Request, fmt: str) -> web.StreamResponse:
 @dataclass(frozen=True)
 class Framing:
     """How one game's events go on a connection: its own stream's (SSE or NDJSON), or a line per event of many
-    games' (streams/many.py).  ``event(seq, body)``, ``end(seq, reason)``, and the heartbeat an idle game sends."""
+    games' (streams/many.py).  ``event(seq, body)``, ``end(seq, reason)``, the heartbeat an idle game sends, and
+    ``checkpoint(body)``, the signed checkpoint after an event that closed a phase."""
 
     event: Callable[[int, bytes], bytes]
     end: Callable[[int, str], bytes]
     heartbeat: bytes
+    checkpoint: Callable[[bytes], bytes]
 
 
 class Writer(Protocol):
@@ -223,22 +234,31 @@ class Writer(Protocol):
 async def relay(out: Writer, context: Context, game_id: str, record: Any, viewer: Viewer, follower: Any,
                 finished: bool, last: int, upto: int, framing: Framing) -> bool:
     """One follower's events: what it missed after ``last`` (from the log, up to ``upto``, where its queue takes
-    over), then what the feed hands it, until the game's end (True) or the follower is dropped (False)."""
+    over), then what the feed hands it, until the game's end (True) or the follower is dropped (False).  Each
+    event that closed a phase is followed by the game's checkpoint at its seq, when kept."""
+    stored = await asyncio.to_thread(checkpoints.kept, context, game_id) if last < upto else {}
+    signed_upto = 0  # the last checkpoint written: the feed may offer it again
     while last < upto:  # what was missed, from the log, judged by the game as it stands
         page = await asyncio.to_thread(context.store.read, game_id, last, min(PAGE, upto - last))
         if not page:
             break
-        chunk = b"".join(framing.event(e["seq"], shown(record, e, viewer)) for e in page)
+        frames = []
+        for e in page:
+            frames.append(framing.event(e["seq"], shown(record, e, viewer)))
+            note = stored.get((e["seq"], e["hash"]))
+            if note is not None:
+                frames.append(framing.checkpoint(signed(e["seq"], e["hash"], note).body))
+                signed_upto = e["seq"]
         async with asyncio.timeout(WRITE_TIMEOUT_S):
-            await out.write(chunk)
+            await out.write(b"".join(frames))
         last = page[-1]["seq"]
     if finished:
         await out.write(framing.end(upto, "finished"))
         return True
-    return await _follow(out, follower, framing, last)
+    return await _follow(out, follower, framing, last, signed_upto)
 
 
-async def _follow(response: Writer, follower: Any, framing: Framing, last: int) -> bool:
+async def _follow(response: Writer, follower: Any, framing: Framing, last: int, signed_upto: int) -> bool:
     """Write what the feed hands the follower, as it comes; True at the game's end, False if dropped.
     ``asyncio.timeout`` rather than ``wait_for``, and a queued item taken without waiting: ``wait_for`` makes a
     task per call, per follower and event."""
@@ -261,7 +281,13 @@ async def _follow(response: Writer, follower: Any, framing: Framing, last: int) 
             await response.write(framing.end(last, "finished"))
             return True
         if isinstance(item, Rewind):  # the log went back: its events after item.seq follow, the notice first
-            last = item.seq
+            last, signed_upto = item.seq, min(signed_upto, item.seq)
+            continue
+        if isinstance(item, Signed):  # after its event, once (the log's catch-up may have written it)
+            if signed_upto < item.seq <= last:
+                async with asyncio.timeout(WRITE_TIMEOUT_S):
+                    await response.write(framing.checkpoint(item.body))
+                signed_upto = item.seq
             continue
         seq, body = item
         if seq <= last:

@@ -21,6 +21,7 @@ class Stream:
         if ticket is not None:
             params["ticket"] = ticket
         self.fmt = fmt
+        self.signed: list[dict[str, Any]] = []  # the checkpoints read so far, in order
         self.response = requests.get(f"{url}/games/{game_id}/stream", headers=headers, params=params, stream=True,
                                      timeout=(5, 5))
         self._lines = self.response.iter_lines(chunk_size=1) if self.response.status_code == 200 else iter(())
@@ -30,7 +31,18 @@ class Stream:
         return self.response.status_code
 
     def items(self) -> Iterator[dict[str, Any]]:
-        """Each event (with "seq") or end marker ({"end": ...}); heartbeats as {"heartbeat": True}."""
+        """Each event (with "seq"), checkpoint ({"checkpoint": ...}, also kept in ``signed``) or end marker
+        ({"end": ...}); heartbeats as {"heartbeat": True}."""
+        for item in self._items():
+            if "checkpoint" in item:
+                self.signed.append({**item["checkpoint"], "after": self._last})
+            elif "seq" in item:
+                self._last = item["seq"]
+            yield item
+
+    _last = 0
+
+    def _items(self) -> Iterator[dict[str, Any]]:
         if self.fmt == "ndjson":
             for line in self._lines:
                 yield json.loads(line) if line.strip() else {"heartbeat": True}
@@ -43,7 +55,10 @@ class Stream:
             elif line == "":
                 if "data" in fields:
                     item = json.loads(fields["data"])
-                    if fields.get("event") not in (None, "end"):
+                    if fields.get("event") == "checkpoint":
+                        assert "id" not in fields, "a checkpoint leaves Last-Event-ID as its event's seq"
+                        item = {"checkpoint": item}
+                    elif fields.get("event") not in (None, "end"):
                         raise AssertionError(f"unexpected SSE event type {fields['event']}")
                     if "id" in fields:
                         assert int(fields["id"]) == item["seq"], "the SSE id is the event's seq"

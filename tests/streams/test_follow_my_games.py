@@ -70,7 +70,8 @@ def test_a_bad_token_is_refused_on_its_line_and_the_stream_ends_with_the_games(a
     assert refused[0]["error"]["code"] == "unauthorized"
     lines.remove(refused[0])
     assert [line["event"]["seq"] for line in lines[:2]] == [head - 1, head]  # after resumes
-    assert lines[2:] == [{"game_id": over.id, "end": {"reason": "finished", "seq": head}},
+    assert lines[2]["game_id"] == over.id and lines[2]["checkpoint"]["seq"] == head  # the end's (issue 29)
+    assert lines[3:] == [{"game_id": over.id, "end": {"reason": "finished", "seq": head}},
                          {"end": {"reason": "finished"}}]
 
 
