@@ -7,7 +7,8 @@ One subscription to the append notices per process feeds every follower (``strea
 Two formats, by ``Accept`` (or ``?format=sse|ndjson``): ``text/event-stream`` (SSE: ``id:`` is the event's
 seq, so a browser's EventSource resumes with ``Last-Event-ID``; ``event: end`` when the game is over) and
 ``application/x-ndjson`` (the default: one event per line, a last line ``{"end": ...}``).  After an event that
-closed a phase, both send the game's signed checkpoint at its seq (``event: checkpoint``, ``{"checkpoint": ...}``).  Heartbeats (an SSE
+closed a phase, both send the game's signed checkpoint at its seq (``event: checkpoint``, a ``{"checkpoint"}``
+line).  Heartbeats (an SSE
 comment, an empty NDJSON line) keep idle connections open through proxies.
 
 Who follows: ``Authorization: Bearer`` (a bot, a script), a one-time ``?ticket=`` from

@@ -48,10 +48,20 @@ def live_schemas() -> dict[str, dict[str, Any]]:
         "WebhookDeleted": {"type": "object", "required": ["deleted"], "properties": {"deleted": {"type": "string"}}},
         "WebhookBody": {"type": "object", "required": ["hook_id", "game_id", "event"], "properties": {
             "hook_id": {"type": "string"}, "game_id": {"type": "string"}, "event": ref("Event")}},
+        "StreamCheckpoint": {"type": "object", "required": ["checkpoint"], "properties": {
+            "checkpoint": SIGNED_CHECKPOINT}, "description": "After an event that closed a phase (and so after the "
+            "last): the game's signed checkpoint at its seq, as its export carries it (SSE: event: checkpoint)."},
         "StreamEnd": {"type": "object", "required": ["end"], "properties": {"end": {
             "type": "object", "required": ["reason", "seq"], "properties": {
                 "reason": {"type": "string", "enum": ["finished"]}, "seq": {"type": "integer"}}}}},
     }
+
+
+SIGNED_CHECKPOINT = {"type": "object", "required": ["seq", "head_hash", "note"], "properties": {
+    "seq": {"type": "integer", "description": "The event that closed the phase: the checkpoint's size."},
+    "head_hash": {"type": "string", "description": "That event's hash: the checkpoint's root hash, in hex."},
+    "note": {"type": "string", "description": "The C2SP signed checkpoint note (as getCheckpoint's); verify it with "
+             "a key of GET /v1/keys."}}}
 
 
 STREAM = ("Served by the stream process (`arbiter stream`, port 8001 under `arbiter up`; GET /v1/health's "
@@ -59,7 +69,10 @@ STREAM = ("Served by the stream process (`arbiter stream`, port 8001 under `arbi
           "`GET /v1/games/{game_id}/stream` sends the caller's view of every new event as it is recorded, redacted "
           "as /events redacts it. `Accept: text/event-stream` (SSE; `id:` is the seq, resume with Last-Event-ID; "
           "`event: end` after the final event) or `application/x-ndjson` (default; one Event per line, an empty "
-          "line as heartbeat, a last StreamEnd line). `?after=SEQ` (or Last-Event-ID) first sends what was missed. "
+          "line as heartbeat, a last StreamEnd line). After each event that closes a phase comes the game's "
+          "signed checkpoint at its seq (a StreamCheckpoint line; on SSE `event: checkpoint`, without an id, "
+          "which `onmessage` never sees); later events may come before it, never the end. "
+          "`?after=SEQ` (or Last-Event-ID) first sends what was missed. "
           "Authenticate with `Authorization: Bearer`, or, from a browser EventSource, `?ticket=` from "
           "POST /v1/games/{game_id}/stream-tickets; none for the public view. 401 for a bad token or ticket, 404 "
           "for no such game, 422 for a bad after or format, 204 to an SSE client resuming after the end.")
@@ -110,8 +123,9 @@ STREAM_SERVER = "http://127.0.0.1:8001"  # `arbiter up`'s stream process, unless
 
 def _stream_path() -> dict[str, Any]:
     """``GET /v1/games/{game_id}/stream``: one line (NDJSON) or message (SSE) per event, then the end."""
-    line = {"oneOf": [ref("Event"), ref("StreamEnd")], "description": "One line: an Event, or the last line, "
-            "StreamEnd (an empty line is a heartbeat)."}
+    line = {"oneOf": [ref("Event"), ref("StreamCheckpoint"), ref("StreamEnd")], "description": "One line: an "
+            "Event, a StreamCheckpoint after an event that closed a phase, or the last line, StreamEnd (an empty line "
+            "is a heartbeat)."}
     return {"get": {
         "operationId": "followGame", "tags": ["Live"], "summary": "Follow a game: the caller's view of every event "
         "as it is recorded, after what was missed", "description": STREAM, "parameters": [
@@ -128,7 +142,8 @@ def _stream_path() -> dict[str, Any]:
                     "answer ends after the game's last event with a StreamEnd.", "content": {
                         "application/x-ndjson": {"schema": line},
                         "text/event-stream": {"schema": {"type": "string", "description": "SSE: id is the seq, "
-                                              "data an Event; event: end with a StreamEnd."}}}},
+                                              "data an Event; event: checkpoint with a StreamCheckpoint's checkpoint; "
+                                              "event: end with a StreamEnd."}}}},
             "204": {"description": "An SSE client resuming after the end of a finished game: nothing more comes."},
             **error_responses(401, 404, 422)}}}
 
@@ -139,7 +154,8 @@ def _my_stream_path() -> dict[str, Any]:
         "operationId": "followMyGames", "tags": ["Live"], "summary": "Follow the games of many tokens on one stream "
         "(a bot in many games)", "description": "Each token with its game (tokens belong to one game each), in the "
         "body, never in a URL; up to 100, a game once. NDJSON, one line per item: a game's event as that token sees "
-        "it (as its own stream shows it), a game's end, a game refused (the error its own stream would answer; the "
+        "it (as its own stream shows it), a game's signed checkpoint after an event that closed a phase, a "
+        "game's end, a game refused (the error its own stream would answer; the "
         "others go on), an empty line as heartbeat, and a last line once every game has ended. A game whose follower "
         "falls too far behind ends the connection: reconnect with each game's after = the last seq you have.",
         "requestBody": request_body("FollowMyGames", {"tokens": [
@@ -162,6 +178,9 @@ def my_stream_schemas() -> dict[str, dict[str, Any]]:
                               "events after this seq first (default 0: its whole log)."}}}}}},
         "MyStreamEvent": {"type": "object", "required": ["game_id", "event"], "properties": {
             "game_id": game_id, "event": ref("Event")}},
+        "MyStreamCheckpoint": {"type": "object", "required": ["game_id", "checkpoint"], "properties": {
+            "game_id": game_id, "checkpoint": SIGNED_CHECKPOINT}, "description": "The game's signed checkpoint after "
+            "an event that closed one of its phases, as its own stream sends it."},
         "MyStreamGameEnd": {"type": "object", "required": ["game_id", "end"], "properties": {
             "game_id": game_id, "end": {"type": "object", "required": ["reason", "seq"], "properties": {
                 "reason": {"type": "string", "enum": ["finished"]}, "seq": {"type": "integer"}}}}},
@@ -170,7 +189,8 @@ def my_stream_schemas() -> dict[str, dict[str, Any]]:
         "MyStreamEnd": {"type": "object", "required": ["end"], "properties": {"end": {
             "type": "object", "required": ["reason"], "properties": {"reason": {"type": "string", "enum": [
                 "finished"]}}}}, "description": "The last line: every game has ended."},
-        "MyStreamLine": {"oneOf": [ref("MyStreamEvent"), ref("MyStreamGameEnd"), ref("MyStreamRefused"),
+        "MyStreamLine": {"oneOf": [ref("MyStreamEvent"), ref("MyStreamCheckpoint"),
+                                   ref("MyStreamGameEnd"), ref("MyStreamRefused"),
                                    ref("MyStreamEnd")], "description": "One line of followMyGames."},
     }
 

@@ -366,8 +366,11 @@ def test_the_live_operations_and_conditional_reads_through_the_generated_client(
         assert isinstance(table.call("Live", "readWebhook", table.game_id, hook.id, client=live), m("WebhookLog"))
         assert table.call("Live", "deleteWebhook", table.game_id, hook.id, client=live).deleted == hook.id
         lines = table.call("Live", "followGame", table.game_id, client=live).splitlines()
-        events = [json.loads(line) for line in lines if line.strip()]
+        items = [json.loads(line) for line in lines if line.strip()]
+        events = [item for item in items if "checkpoint" not in item]
         assert m("StreamEnd").from_dict(events[-1]).end.seq == events[-2]["seq"] == len(events) - 1
+        signed = [m("StreamCheckpoint").from_dict(item) for item in items if "checkpoint" in item]
+        assert signed and signed[-1].checkpoint.seq == events[-2]["seq"], "the end's checkpoint (issue 29)"
     finally:
         streams.stop()
     read = generated.operation(table.tag, f"get{table.p}Game")
