@@ -281,15 +281,25 @@ class Hub:
             if item is None:
                 item = by_viewer[follower.viewer] = (event["seq"], shown(feed.record, event, follower.viewer))
             follower.offer(item)
-        if closes_phase(event) or (feed.finished and feed.signing is not None):  # (the end waits for them)
-            previous = feed.signing
-            feed.signing = task = asyncio.get_running_loop().create_task(
-                self._send_checkpoint(feed, event if closes_phase(event) else None, previous))
-            self._sending.add(task)
-            task.add_done_callback(self._sending.discard)
-        elif feed.finished:
+        if closes_phase(event):
+            self._checkpoint_soon(feed, event)
+        self._end_soon(feed)
+
+    def _checkpoint_soon(self, feed: Feed, event: Event | None) -> None:
+        """``event``'s checkpoint (None: only the end), after those the feed is still looking for."""
+        feed.signing = task = asyncio.get_running_loop().create_task(self._send_checkpoint(feed, event, feed.signing))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    def _end_soon(self, feed: Feed) -> None:
+        """A finished game's end, after its last checkpoint (which may still be looked for)."""
+        if not feed.finished:
+            return
+        if feed.signing is None:
             for follower in list(feed.followers):
                 follower.offer(END)
+        else:
+            self._checkpoint_soon(feed, None)
 
     async def _send_checkpoint(self, feed: Feed, event: Event | None, previous: asyncio.Task | None) -> None:
         """Offer the checkpoint the API keeps with the game as ``event`` closes a phase, once it is there: it is
@@ -376,9 +386,9 @@ class Hub:
                     follower.offer(item)
             for event in events:
                 feed.passing(event["seq"], event["hash"])
+                if closes_phase(event):
+                    self._checkpoint_soon(feed, event)
             feed.passing(record["seq"], record["head_hash"])
-            if feed.finished:
-                for follower in list(feed.followers):
-                    follower.offer(END)
+            self._end_soon(feed)
         finally:
             self._loaded(feed)
