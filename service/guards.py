@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from functools import cache
-
 from marshmallow import Schema, ValidationError
 
+from engines.gate import instance
 from service.auth import Caller
 from service.errors import forbidden, invalid, unauthorized
 
@@ -18,20 +17,12 @@ def fields_of(body: dict[str, Any]) -> dict[str, Any]:
 def load(schema: type[Schema] | Schema, data: Any) -> dict[str, Any]:
     """``schema``: a class (its one shared instance is used) or an instance."""
     if isinstance(schema, type):
-        schema = _instance(schema)
+        schema = instance(schema)
     try:
         return schema.load(data)
     except ValidationError as exc:
         raise invalid("The request has invalid fields.", exc.messages if isinstance(exc.messages, dict)
                       else {"_schema": exc.messages}) from exc
-
-
-@cache
-def _instance(schema: type[Schema]) -> Schema:
-    """One instance per schema class: building one costs more than loading a small order with it.
-    Sharing it between threads is safe: ``load`` keeps its state per call (no schema here sets
-    any attribute while loading)."""
-    return schema()
 
 
 def require_gm(caller: Caller, what: str) -> None:
