@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import orjson
 
-from eventlog import keys, snapshots
+from eventlog import index, keys, snapshots
 from eventlog.events import ARBITER_ACTOR, Event, new_salt, seal
 from eventlog.store import Conflict, EventStore
 from replays import seek
@@ -140,6 +140,7 @@ class GameLoader:
             self.store.redis.delete(keys.snapshot(game_id))
         else:
             snapshots.put(self.store.redis, game_id, record)  # one ahead of the log must not come back
+            index.moved(self.store.redis, game_id, base, record)  # the status it went back to, for filtered lists
         self._snapped[game_id] = record["seq"] if record else 0
         return record
 
