@@ -32,7 +32,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "scripts/test.sh: installed in $((SECONDS - started)) s" >&2
 fi
 echo "scripts/test.sh: running the tests" >&2
-# Two workers, one a core: measured on a subset that mixes waiting and computing files (issue 33), three were
-# no faster (227 s against 215 s) and four slower.  A test file goes to one worker (some files order their tests),
-# except the files tests/conftest.py spreads; the longest start first (tests/conftest.py).  -n 0: one process.
-exec .venv/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=15 "$@"
+# Three workers on two cores: the suite mostly waits (deadlines, kills, start-ups), so a third worker fills the idle
+# core time.  The whole suite on a clean clone, on a quiet 2-core machine: 512 s with two workers, 401 s with three
+# (issue 33).  A test file goes to one worker (some files order their tests), except the files tests/conftest.py
+# spreads; the longest start first (tests/conftest.py).  -n 0: one process.
+exec .venv/bin/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=15 "$@"
