@@ -102,8 +102,8 @@ _AUCTION = _obj({"bidders": _list(_S), "cap": _I, "rounds": _list(_obj(_BIDDING)
                  "winner": _null(_S), "bid": _list(_S)},
                 description="The bidders, the revealed bids of each round, and who has bid in the open one.")
 
-HINT = _obj({}, {"spaces": _list({**_I, "enum": sorted(MOVES)}), "from": _list(_null(_S)), "buy": _list(_B), "amount": _list(_I),
-                 "choice": _list(_S), "to": _list(_S), "accept": _list(_B), "against": _list(_S),
+HINT = _obj({}, {"spaces": _list({**_I, "enum": sorted(MOVES)}), "from": _list(_null(_S)), "buy": _list(_B),
+                 "amount": _list(_I), "choice": _list(_S), "to": _list(_S), "accept": _list(_B), "against": _list(_S),
                  "eliminate": _list(_S), "distance": _I},
             "What the cyclist may send now: the values of the open phase's order (amount: its lowest and highest).")
 

@@ -165,7 +165,8 @@ def _sealed_player(api: Api, ctx: Context, game: Game) -> tuple[str, str, dict, 
 
 # Random per game, so blanked here: ids, times, the salts and the hashes over them.  What the
 # hashes could give away is tested where it can be: tests/security/test_commitments.py.
-_VOLATILE = re.compile(r'"(at|hash|prev_hash|head_hash|salt|deadline|created_at|game_id|seed_commitment|note)": "[^"]*"')
+_VOLATILE = re.compile(
+    r'"(at|hash|prev_hash|head_hash|salt|deadline|created_at|game_id|seed_commitment|note)": "[^"]*"')
 
 
 def _seen_by(api: Api, game: Game, token: str | None, order_probe: dict) -> str:
