@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
-from eventlog import clock
 from eventlog.events import Event, new_salt, now_iso, seal
 from eventlog.requests import RequestId
 from eventlog.store import Conflict, Guard
@@ -39,13 +38,12 @@ class Decision:
 
 @dataclass(frozen=True)
 class Committed:
-    """What the sender is told (``status``, ``answer``); ``event`` and ``record`` when this call appended (None
+    """What the sender is told (``status``, ``answer``); ``event`` when this call appended it (None
     when the request's answer was found stored: it had been appended before, by this request or its retry)."""
 
     status: int
     answer: dict[str, Any]
     event: Event | None = None
-    record: Record | None = None
 
 
 class Refused(Exception):
@@ -122,7 +120,7 @@ def commit(ctx: Any, game_id: str, decide: Decide, request: RequestId | None = N
             return replayed(request, appended.replay)
         ctx.loader.remember(game_id, after)
         reactions.react(ctx, game_id, record, after, event, opened)
-        return Committed(decision.status, answer, event, after)
+        return Committed(decision.status, answer, event)
     raise Busy(game_id)
 
 
@@ -132,8 +130,3 @@ def replayed(request: RequestId, stored: bytes | str) -> Committed:
     if body != request.body_digest:
         raise KeyReused()
     return Committed(status, answer)
-
-
-def now() -> datetime:
-    """The moment a decision is taken at (the clock freezegun moves in tests)."""
-    return clock.now()

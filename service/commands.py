@@ -116,9 +116,7 @@ class Sender:
         try:
             done = how(*args)
         except KeyReused as exc:
-            raise invalid("This Idempotency-Key was already used with a different request body.",
-                          {"Idempotency-Key": ["Reused with a different body."]}, code="idempotency_key_reused"
-                          ) from exc
+            raise _reused() from exc
         except Busy as exc:
             raise ApiError(503, "busy", "The game is busy right now; please retry.",
                            headers={"Retry-After": "1"}) from exc
@@ -135,6 +133,12 @@ def sender(ctx: Context, game_id: str, token: str | None, body: dict[str, Any], 
     """A write request made in this process (a simulation, a test), exactly as the API makes one from HTTP."""
     lookup = TokenLookup(game_id, f"Bearer {token}" if token else None)
     return Sender(ctx, known or KnownTokens(), game_id, lookup, key, lambda: body)
+
+
+def _reused() -> ApiError:
+    """The answer to a key stored with another body: the same key for a different request."""
+    return invalid("This Idempotency-Key was already used with a different request body.",
+                   {"Idempotency-Key": ["Reused with a different body."]}, code="idempotency_key_reused")
 
 
 def _body_text(body: Any) -> str:
@@ -194,9 +198,7 @@ def create_game(ctx: Context, body: dict[str, Any], key: str | None = None) -> d
         try:
             return replayed(request, appended.replay).answer
         except KeyReused as exc:
-            raise invalid("This Idempotency-Key was already used with a different request body.",
-                          {"Idempotency-Key": ["Reused with a different body."]}, code="idempotency_key_reused"
-                          ) from exc
+            raise _reused() from exc
     ctx.redis.zadd(keys.GAMES, {game_id: clock.now().timestamp()})
     index.move(ctx.redis, game_id, "signup")
     return answer

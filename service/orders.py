@@ -62,11 +62,6 @@ def require_phase(record: Record, now: datetime | None, phase: int | None) -> in
     return record["phase"]["number"]
 
 
-def meant_phase(record: Record) -> int | None:
-    """The phase a request is decided for: the one open when it is first decided."""
-    return record["phase"]["number"] if record.get("phase") else None
-
-
 def refused(exc: RuleError) -> ApiError:
     """A refusal of the gate or of a game's rules, as the API says it: its code, and the rule it names."""
     code = exc.code if isinstance(exc, Refusal) else RULE_CODES[exc.status]

@@ -44,3 +44,16 @@ def run_queued_jobs(ctx: Context) -> None:
     if not (ctx.queue.count or ctx.webhook_queue.count):
         return  # nothing queued: a worker would only register, find nothing and leave
     run_burst(ctx, ("resolutions", "webhooks"))
+
+
+def raw_exchange(port: int, request: bytes) -> tuple[bytes, bytes]:
+    """Send ``request`` as raw bytes to a server on 127.0.0.1 and read until it closes: (head, body)."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head, body

@@ -2,11 +2,11 @@
 and a JSON object may not hold a key twice."""
 from __future__ import annotations
 
-import socket
 
 import requests
 
 from tests.e2e.stack import Stack
+from tests.platform.helpers import raw_exchange
 
 
 def _envelope(response: requests.Response, status: int, code: str) -> None:
@@ -30,13 +30,8 @@ def test_headers_over_gunicorns_limit_get_the_json_envelope(stack: Stack) -> Non
 
 
 def test_a_request_gunicorn_cannot_parse_gets_the_json_envelope(stack: Stack) -> None:
-    with socket.create_connection(("127.0.0.1", stack.port), timeout=10) as sock:
-        sock.sendall(b"GET /v1/health HTTP/9.9\r\nHost: x\r\n\r\n")
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-    head, _, body = answer.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 400") and b"Content-Type: application/json" in head, answer[:300]
+    head, body = raw_exchange(stack.port, b"GET /v1/health HTTP/9.9\r\nHost: x\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"Content-Type: application/json" in head, head[:300]
     assert b'"code":"bad_request"' in body
 
 

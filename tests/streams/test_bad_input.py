@@ -3,7 +3,6 @@ aiohttp's own refusals too (no such route, a method a route lacks, a request it 
 refused, webhook URLs with spaces or line breaks refused, and no inside address smuggled in an IPv6 one."""
 from __future__ import annotations
 
-import socket
 
 import pytest
 import requests
@@ -11,6 +10,7 @@ import requests
 from runtime import webhooks as hooks
 from runtime.context import Context
 from tests.platform.conftest import Game
+from tests.platform.helpers import raw_exchange
 from tests.streams.conftest import StreamServer
 
 
@@ -31,13 +31,8 @@ def test_unknown_routes_and_methods_get_the_envelope(streams: StreamServer, game
 
 
 def test_a_request_aiohttp_cannot_parse_gets_the_envelope(streams: StreamServer) -> None:
-    with socket.create_connection(("127.0.0.1", streams.port), timeout=10) as sock:
-        sock.sendall(b"GET /v1/stream-health HTTP/1.1\r\nHost: x\r\nBad Header: \x01\r\n\r\n")
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-    head, _, body = answer.partition(b"\r\n\r\n")
-    assert head.split(b" ")[1] == b"400", answer[:200]
+    head, body = raw_exchange(streams.port, b"GET /v1/stream-health HTTP/1.1\r\nHost: x\r\nBad Header: \x01\r\n\r\n")
+    assert head.split(b" ")[1] == b"400", head[:200]
     assert b"Content-Type: application/json" in head and b"Access-Control-Allow-Origin: *" in head
     assert b'"code":"bad_request"' in body
 
