@@ -32,10 +32,13 @@ class Settings:
     # the console's pages follow games live from it.  None: they poll the API.
     stream_url: str | None = None
     # The sweeper (workers/sweeper.py): it looks at the deadline index every ``sweep_every`` seconds and steps in
-    # for a phase resolvable for ``sweep_grace`` seconds (ARBITER_SWEEP_EVERY, ARBITER_SWEEP_GRACE).  A shorter
-    # grace only risks a duplicate job, which finds the phase resolved; the fault tests run with short ones.
+    # for a phase resolvable for ``sweep_grace`` seconds (ARBITER_SWEEP_EVERY, ARBITER_SWEEP_GRACE); a phase it
+    # re-queued, or found waiting in the queue, it looks at again ``sweep_retry`` seconds later, then at doubling
+    # intervals (ARBITER_SWEEP_RETRY).  Shorter ones only risk a duplicate job, which finds the phase resolved;
+    # the fault tests run with short ones.
     sweep_every: float = 1.0
     sweep_grace: float = 5.0
+    sweep_retry: float = 5.0
     # The key file that signs receipts and checkpoints (ARBITER_SIGNING_KEY; made on first use, runtime/signing.py),
     # and the name a new key gets, which is also every game's checkpoint origin prefix (ARBITER_ORIGIN).  No key file:
     # a key that dies with the process.
@@ -69,6 +72,7 @@ class Settings:
             stream_url=stream_base(os.environ.get("ARBITER_STREAM_URL", "")),
             sweep_every=_seconds("ARBITER_SWEEP_EVERY", 1.0),
             sweep_grace=_seconds("ARBITER_SWEEP_GRACE", 5.0),
+            sweep_retry=_seconds("ARBITER_SWEEP_RETRY", 5.0),
             signing_key=os.environ.get("ARBITER_SIGNING_KEY") or None,
             origin=key_name(os.environ.get("ARBITER_ORIGIN", "arbiter.local")),
         )

@@ -6,7 +6,8 @@ died) would otherwise stall a game until its deadline, or for ever; the sweeper 
 at the deadline index every second and re-queues a resolution for any phase resolvable
 for more than its grace, 5 s (its deadline passed, everyone acted, the GM said resolve
 now), so such a phase is late by seconds.  Both are settings (``sweep_every``,
-``sweep_grace``: ARBITER_SWEEP_EVERY, ARBITER_SWEEP_GRACE).  A phase that keeps failing is retried less and less often.
+``sweep_grace``: ARBITER_SWEEP_EVERY, ARBITER_SWEEP_GRACE).  A phase that keeps failing is retried less and less often,
+first after ``sweep_retry`` (ARBITER_SWEEP_RETRY, 5 s).
 """
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ from runtime.scheduling import batch_second, job_id, member, resolve_soon
 
 log = logging.getLogger("arbiter.sweeper")
 
-RETRY_EVERY = 5   # seconds before the first re-queue of the same phase is tried again (a duplicate job is harmless)
 RETRY_AT_MOST = 300  # a phase whose resolution keeps failing: the longest wait between re-queues
 
 
@@ -59,7 +59,7 @@ def _sweep_game(ctx: Context, game_id: str, now: float, actions: list[tuple[str,
     # index was pulled forward to that moment before the event that made it so).
     number = record["phase"]["number"]
     if _waiting_in_queue(ctx, game_id, number, due_at):
-        deadlines.set_due(ctx.redis, game_id, now + RETRY_EVERY)
+        deadlines.set_due(ctx.redis, game_id, now + ctx.settings.sweep_retry)
         actions.append((game_id, "waiting in queue"))
         return
     # A fresh job id per attempt: an id reused from a job whose worker was killed
@@ -74,14 +74,14 @@ def _sweep_game(ctx: Context, game_id: str, now: float, actions: list[tuple[str,
 
 
 def _backoff(ctx: Context, game_id: str, number: int) -> float:
-    """5 s, 10 s, 20 s … up to ``RETRY_AT_MOST`` between re-queues of one phase: a
+    """``sweep_retry`` (5 s), 10 s, 20 s … up to ``RETRY_AT_MOST`` between re-queues of one phase: a
     poisoned game must not add a failed job to the queue every few seconds for ever."""
     key = f"{_last_sweep(game_id)}:tries:{number}"
     pipe = ctx.queue_redis.pipeline(transaction=False)
     pipe.incr(key)
     pipe.expire(key, 86400)
     tries = pipe.execute()[0]
-    return float(min(RETRY_EVERY * 2 ** min(tries - 1, 16), RETRY_AT_MOST))
+    return float(min(ctx.settings.sweep_retry * 2 ** min(tries - 1, 16), RETRY_AT_MOST))
 
 
 def _last_sweep(game_id: str) -> str:
@@ -93,7 +93,7 @@ def _waiting_in_queue(ctx: Context, game_id: str, number: int, due_at: float) ->
     not yet picked up, or its deadline's batch still holding it while one of that batch's
     jobs is on the queue or draining it.  The workers are behind, and another copy would
     only lengthen the queue.  (In a deadline storm bigger than the workers clear in
-    the grace, every overdue phase got a duplicate job every ``RETRY_EVERY``
+    the grace, every overdue phase got a duplicate job every ``sweep_retry``
     seconds and the backlog snowballed; found by bench storm.)  A "started" job is not
     trusted (its worker may have been killed), nor a batch job still scheduled (the
     scheduler may be dead): a draining batch says it is alive on every pop instead."""

@@ -23,7 +23,7 @@ def stack_env(settings: Settings, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(REDIS_URL=settings.redis_url, ARBITER_QUEUE_URL=settings.queue_url, ARBITER_QUEUE=settings.queue_name,
                ARBITER_SWEEP_EVERY=str(settings.sweep_every), ARBITER_SWEEP_GRACE=str(settings.sweep_grace),
-               PYTHONUNBUFFERED="1")
+               ARBITER_SWEEP_RETRY=str(settings.sweep_retry), PYTHONUNBUFFERED="1")
     env.update(extra)
     return env
 

@@ -11,34 +11,28 @@ from eventlog import keys
 from eventlog.store import EventStore
 from eventlog import clock
 from runtime.config import Settings
+from tests.e2e.follow import Logs, outcomes
 from tests.e2e.stack import Stack
 from tests.faults import figures
 from tests.faults.load import signed_up, start_all
 from runtime import scheduling
 
 SCHEDULER_LOCK = "rq:scheduler-lock:{queue}"
+SPARES_THE_API = True  # workers, their scheduler and the queue are what these tests kill or wipe
 
 
-def _first_outcomes(stack: Stack, games: list[tuple[str, str]], timeout: float,
+def _first_outcomes(settings: Settings, games: list[tuple[str, str]], timeout: float,
                     due_at: datetime | None = None) -> dict[str, tuple[float, list]]:
     """Wait until phase 1 of every game is resolved; lateness (s) and phase numbers resolved, per game.
     Lateness is from the deadline the game started with, or from ``due_at`` (a deadline moved there)."""
-    deadline = time.monotonic() + timeout
-    pending = dict(games)
+    logs = Logs(settings.redis_url).wait([game_id for game_id, _ in games], lambda events: bool(outcomes(events)),
+                                         timeout)
     found: dict[str, tuple[float, list]] = {}
-    while pending:
-        assert time.monotonic() < deadline, f"{len(pending)} of {len(games)} phases were never resolved"
-        for game_id, gm in list(pending.items()):
-            status, body = stack.call("GET", f"/games/{game_id}/events?limit=1000", token=gm)
-            events = body["events"]
-            outcomes = [e for e in events if e["type"] == "phase.resolved"]
-            if outcomes:
-                due = due_at or clock.parse(
-                    next(e for e in events if e["type"] == "game.started")["data"]["phase"]["deadline"])
-                late = (clock.parse(outcomes[0]["at"]) - due).total_seconds()
-                found[game_id] = (late, [e["data"]["number"] for e in outcomes])
-                del pending[game_id]
-        time.sleep(0.2)
+    for game_id, events in logs.items():
+        resolved = outcomes(events)
+        due = due_at or clock.parse(next(e for e in events if e["type"] == "game.started")["data"]["phase"]["deadline"])
+        late = (clock.parse(resolved[0]["at"]) - due).total_seconds()
+        found[game_id] = (late, [e["data"]["number"] for e in resolved])
     return found
 
 
@@ -93,7 +87,7 @@ def test_killing_the_scheduler_lock_holder_before_50_deadlines(stack: Stack, set
     assert killed_at < first_due, f"the kill came {(killed_at - first_due).total_seconds():.1f} s after a deadline"
     assert not [g for g, log in logs.items() if any(e["type"] == "phase.resolved" for e in log)], \
         "a phase was resolved before the kill"
-    found = _first_outcomes(stack, games, timeout=90)
+    found = _first_outcomes(settings, games, timeout=90)
     stack.wait_settled()  # a duplicate left on the queue has run
     _check_exactly_once(stack, games)
     lateness = _lateness(found)
@@ -116,7 +110,7 @@ def test_a_wiped_queue_loses_no_deadline(stack: Stack, settings: Settings, soak:
     batched = _batched(queue_redis, due)
     assert batched == count, f"only {batched} of {count} deadlines were batched before the wipe"
     queue_redis.flushdb()  # every scheduled job, the worker's registrations, the scheduler lock: gone
-    found = _first_outcomes(stack, games, timeout=120)
+    found = _first_outcomes(settings, games, timeout=120)
     stack.wait_settled()  # a duplicate left on the queue has run
     _check_exactly_once(stack, games)
     lateness = _lateness(found)
@@ -161,7 +155,7 @@ def test_a_worker_killed_mid_batch_leaves_its_phases_to_the_sweeper(stack: Stack
         assert doomed.poll() is None and healthy.poll() is None, "a worker exited"
         time.sleep(0.05)
     stack.kill(doomed)
-    found = _first_outcomes(stack, games, timeout=60, due_at=when)
+    found = _first_outcomes(settings, games, timeout=60, due_at=when)
     stack.wait_settled()  # a duplicate left on the queue has run
     _check_exactly_once(stack, games)
     lateness = _lateness(found)
@@ -186,7 +180,7 @@ def test_a_poisoned_game_does_not_stall_the_others(stack: Stack, settings: Setti
     store.append(poisoned[0], seal(seq + 1, head, "action.submitted", "p1",
                                    {"phase": 1, "action": {"type": "bid", "amount": {"not": "a number"}}}))
     worker = stack.start_worker("worker")
-    found = _first_outcomes(stack, healthy, timeout=30)
+    found = _first_outcomes(settings, healthy, timeout=30)
     assert len(found) == len(healthy)
     assert worker.poll() is None, "the worker died on the poisoned game"
     status, body = stack.call("GET", f"/games/{poisoned[0]}/events?limit=1000", token=poisoned[1])

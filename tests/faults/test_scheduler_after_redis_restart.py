@@ -68,7 +68,7 @@ def test_the_worker_restarts_its_scheduler_when_redis_comes_back(tmp_path: Path)
                      + "\n".join(path.read_text()[-6000:] for path in (log, hooks_log)))
         games = signed_up(stack, 5, deadlines={"bidding": 4})
         start_all(stack, games)
-        lateness = _lateness(_first_outcomes(stack, games, timeout=60))
+        lateness = _lateness(_first_outcomes(settings, games, timeout=60))
         assert lateness["min_s"] >= 0, "a phase was resolved before its deadline"
         assert lateness["max_s"] < 3, lateness
     finally:

@@ -150,7 +150,7 @@ def test_a_batch_on_the_queue_or_draining_is_waited_for(api: Api, ctx: Context) 
     job = Job.fetch(scheduling.batch_job_id(second, 0), connection=ctx.queue_redis, serializer=JSONSerializer)
     ctx.queue.enqueue_job(job)  # released by the scheduler, not picked up yet
     registry.remove(job.id)
-    with freeze_time(overdue + timedelta(seconds=sweeper.RETRY_EVERY + ctx.settings.sweep_grace + 1)):
+    with freeze_time(overdue + timedelta(seconds=ctx.settings.sweep_retry + ctx.settings.sweep_grace + 1)):
         swept = dict(sweeper.sweep_once(ctx))
     assert swept[left.id] == "waiting in queue"
 

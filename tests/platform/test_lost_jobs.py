@@ -63,11 +63,13 @@ def test_a_resolution_whose_job_was_lost_is_requeued_within_seconds(
 
 
 def test_the_sweepers_grace_and_interval_are_settings(api: Api, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
-    """ARBITER_SWEEP_GRACE and ARBITER_SWEEP_EVERY (the fault tests run their workers with short ones)."""
+    """ARBITER_SWEEP_GRACE, ARBITER_SWEEP_EVERY and ARBITER_SWEEP_RETRY (the fault tests run their workers with
+    short ones)."""
     monkeypatch.setenv("ARBITER_SWEEP_GRACE", "0.5")
     monkeypatch.setenv("ARBITER_SWEEP_EVERY", "0.2")
+    monkeypatch.setenv("ARBITER_SWEEP_RETRY", "0.75")
     settings = Settings.from_env()
-    assert (settings.sweep_grace, settings.sweep_every) == (0.5, 0.2)
+    assert (settings.sweep_grace, settings.sweep_every, settings.sweep_retry) == (0.5, 0.2, 0.75)
     monkeypatch.setenv("ARBITER_SWEEP_GRACE", "soon")
     with pytest.raises(ConfigError, match="ARBITER_SWEEP_GRACE must be a number of seconds"):
         Settings.from_env()
