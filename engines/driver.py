@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Callable
 
-from engines.canonical import roundtrip
+from engines.canonical import roundtrip, roundtrip_reusing
 from engines.contract import Engine, JSON, State
 from engines.gate import Table, admit, load_action
 from engines.rng import Rng
@@ -65,11 +65,15 @@ class NotPlainJson(AssertionError):
     """An engine returned data that is not already what storage gives back (a tuple, a set, an int key ...)."""
 
 
-def plain(value: object, what: str, strict: bool = True) -> JSON:
+def plain(value: object, what: str, strict: bool = True, base: JSON | None = None) -> JSON:
     """``value`` as it comes back from storage.  With ``strict``, it must already be exactly that: the fold reads
-    stored JSON, so an engine that returns a tuple where live play had one would play differently on replay."""
+    stored JSON, so an engine that returns a tuple where live play had one would play differently on replay.
+
+    ``base``, the state ``value`` was made from, lends it what the step left alone, as in the platform's fold
+    (``roundtrip_reusing``): a step costs what it changed, and a long game's states share their history instead of
+    each holding a copy (a 60-player game's 2,000 copies were most of its time, in the garbage collector)."""
     try:
-        stored = roundtrip(value)
+        stored = roundtrip(value) if base is None else roundtrip_reusing(value, base)
     except TypeError as exc:
         raise NotPlainJson(f"{what}: not JSON data ({exc})") from exc
     if strict:
@@ -80,9 +84,12 @@ def plain(value: object, what: str, strict: bool = True) -> JSON:
 
 
 def _difference(raw: object, stored: object, path: str) -> str | None:
-    """Where ``raw`` differs from its round trip, comparing types exactly (a tuple is not a list, True is not 1)."""
+    """Where ``raw`` differs from its round trip, comparing types exactly (a tuple is not a list, True is not 1).
+    What the round trip took as it was (a part of ``base``, checked when it was new) is stored already."""
     if isinstance(raw, float):
         return f"{path} is a float (canonical JSON has none: outcomes are hashed)"
+    if raw is stored:
+        return None
     if type(raw) is not type(stored):
         return f"{path} is a {type(raw).__name__}, stored as a {type(stored).__name__}"
     if isinstance(raw, dict):
@@ -141,6 +148,7 @@ def play_bots(
     a deadline; ``check(state)`` runs after every step (invariants); ``strict`` requires
     every engine output to be plain JSON already (see ``plain``)."""
     played = start(engine, options, players, seed, strict)
+    departed = played.departed  # nobody joins or leaves here: the gate's table is the same for every order
     number = 1
     while (phase := engine.phase(played.final)) is not None:
         if number > max_phases:
@@ -153,11 +161,12 @@ def play_bots(
             if action is None:
                 continue
             loaded = load_action(engine, action)
-            new = submit(engine, played.final, actor, loaded, played.departed)
-            new = plain(new, f"apply_action({loaded['type']} by {actor}) in phase {number}", strict)
+            new = submit(engine, played.final, actor, loaded, departed)
+            new = plain(new, f"apply_action({loaded['type']} by {actor}) in phase {number}", strict, played.final)
             _step(played, {"type": "action.submitted", "actor": actor, "action": loaded}, new, check)
         outcome = plain(engine.resolve(played.final, Rng(seed, "phase", number)), f"resolve of phase {number}", strict)
-        new = plain(engine.apply_outcome(played.final, outcome), f"apply_outcome of phase {number}", strict)
+        new = plain(engine.apply_outcome(played.final, outcome), f"apply_outcome of phase {number}", strict,
+                    played.final)
         _step(played, {"type": "phase.resolved", "number": number, "outcome": outcome}, new, check)
         number += 1
     return played
