@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             result: dict[str, Any] = report["results"].setdefault(name, {})
             try:
                 budget.check(name)
-                with Stack.start(workdir / name, budget=budget) as stack:
+                with Stack.start(workdir / name, budget=budget, quick=args.quick) as stack:
                     _module(name)(stack, args.quick, result)
             except Exception as exc:  # one failed benchmark must not hide the others' numbers
                 failed = True

@@ -105,19 +105,21 @@ class Stack:
     redis: embedded_redis.EmbeddedRedis
     settings: Settings
     budget: Budget = field(default_factory=Budget)
+    quick: bool = False  # a smoke run: one gunicorn worker per server, load runs of a few requests (``bench.driver``)
     processes: list[subprocess.Popen] = field(default_factory=list)
     _context: Context | None = None
 
     @classmethod
     @contextmanager
-    def start(cls, workdir: Path, *, fsync: str = "everysec", budget: Budget | None = None) -> Iterator["Stack"]:
-        """Redis as ``arbiter up`` runs it: AOF on, fsync every second (or as asked)."""
+    def start(cls, workdir: Path, *, fsync: str = "everysec", budget: Budget | None = None,
+              quick: bool = False) -> Iterator["Stack"]:
+        """Redis with AOF on, fsync every second (or as asked)."""
         workdir.mkdir(parents=True, exist_ok=True)
         server = embedded_redis.start(workdir / "redis", aof=True, fsync=fsync)
         base = server.url.rsplit("/", 1)[0]
         settings = Settings(redis_url=f"{base}/0", queue_url=f"{base}/1", queue_name="arbiter-bench",
                             admin_token=None, max_body_bytes=64 * 1024)
-        stack = cls(workdir, server, settings, budget or Budget())
+        stack = cls(workdir, server, settings, budget or Budget(), quick)
         # Anything in this process that reads the environment (RQ jobs run in-process by
         # ``simulate``) must find this Redis, never a default one on 6379.
         saved = {name: os.environ.get(name) for name in ("REDIS_URL", "ARBITER_QUEUE_URL", "ARBITER_QUEUE")}
@@ -149,10 +151,13 @@ class Stack:
 
     def api(self, app: str = "service.wsgi:app", gunicorn: list[str] | None = None, name: str = "api",
             env: dict[str, str] | None = None, wait: bool = True) -> "Api":
-        """A gunicorn serving ``app``; ``wait=False`` returns at once (start several, then ``Api.ready`` each:
-        on a loaded machine a start takes seconds, and they overlap)."""
+        """A gunicorn serving ``app`` (``arbiter up``'s settings unless ``gunicorn`` says otherwise; one worker in a
+        quick run, where each worker's start, ~0.7 s of CPU importing the app, was most of what it cost);
+        ``wait=False`` returns at once (start several, then ``Api.ready`` each: on a loaded machine a start takes
+        seconds, and they overlap)."""
         port = embedded_redis.free_port()
-        args = [sys.executable, "-m", "gunicorn", *(gunicorn or GUNICORN_DEFAULTS), "--bind", f"127.0.0.1:{port}", app]
+        settings = gunicorn or (one_worker(GUNICORN_DEFAULTS) if self.quick else GUNICORN_DEFAULTS)
+        args = [sys.executable, "-m", "gunicorn", *settings, "--bind", f"127.0.0.1:{port}", app]
         log = open(self.workdir / f"{name}.log", "ab")
         process = subprocess.Popen(args, env=child_env(self.settings, **(env or {})), cwd=ROOT, stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
@@ -175,6 +180,13 @@ class Stack:
             stderr=subprocess.STDOUT, start_new_session=True)
         self.processes.append(process)
         return process
+
+
+def one_worker(settings: list[str]) -> list[str]:
+    """gunicorn ``settings`` with one worker process."""
+    settings = list(settings)
+    settings[settings.index("--workers") + 1] = "1"
+    return settings
 
 
 @dataclass

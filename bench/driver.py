@@ -8,11 +8,17 @@ from typing import Any
 
 from bench.common import ROOT
 
+QUICK_REQUESTS = 24  # a quick run's load run: no warm-up, at most this many requests (its numbers mean nothing)
+
 
 def load(port: int, requests: list[dict[str, Any]], *, threads: int, duration: float, warmup: float = 1.0,
          idempotency_prefix: str | None = None, max_requests: int | None = None, once: bool = False,
-         collect: bool = False) -> dict[str, Any]:
-    """One load run (see bench/load.py); ``once``: each request exactly once, ``collect``: with its reply."""
+         collect: bool = False, quick: bool = False) -> dict[str, Any]:
+    """One load run (see bench/load.py); ``once``: each request exactly once, ``collect``: with its reply;
+    ``quick``: a smoke run's, ``QUICK_REQUESTS`` at most and no warm-up (a throughput run saturates both
+    cores for as long as it lasts: at full length these were most of a quick run's CPU)."""
+    if quick and not once:
+        warmup, max_requests = 0.0, min(max_requests or QUICK_REQUESTS, QUICK_REQUESTS)
     spec: dict[str, Any] = {"port": port, "requests": requests, "threads": threads, "duration": duration,
                             "warmup": warmup, "idempotency_prefix": idempotency_prefix, "once": once,
                             "collect": collect}

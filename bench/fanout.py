@@ -11,11 +11,10 @@
   5 s while 50 more orders come, and how long after its return everything has arrived.  (1,000 deliveries
   and a 30 s outage before the full run had to fit in ten minutes.)
 
-``python -m bench.fanout follow`` is the follower process (spec on stdin, JSON on stdout).
+The followers run in ``python -m bench.follower`` (spec on stdin, JSON on stdout).
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import statistics
@@ -36,55 +35,12 @@ P99_TARGET_MS = 250.0
 RATIO_TARGET = 0.8
 
 
-# -- the follower process --------------------------------------------------------------------------------------
-async def _followers(spec: dict[str, Any]) -> dict[str, Any]:
-    import aiohttp
-
-    arrivals: dict[int, list[float]] = {}
-    connected = 0
-    ready = asyncio.Event()
-
-    async def one(session: aiohttp.ClientSession, game_id: str, token: str | None) -> None:
-        nonlocal connected
-        headers = {"Accept": "application/x-ndjson", **({"Authorization": f"Bearer {token}"} if token else {})}
-        async with session.get(f"{spec['url']}/games/{game_id}/stream", params={"after": spec["after"][game_id]},
-                               headers=headers) as response:
-            assert response.status == 200, response.status
-            connected += 1
-            if connected == spec["count"]:
-                ready.set()
-            async for line in response.content:
-                if line.strip():
-                    now = time.time()
-                    item = json.loads(line)
-                    if "seq" in item:
-                        arrivals.setdefault(item["seq"], []).append(now)
-
-    timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=timeout) as session:
-        games = list(spec["viewers"])
-        tasks = []
-        for index in range(spec["count"]):
-            game_id = games[index % len(games)]
-            viewers = spec["viewers"][game_id]
-            tasks.append(asyncio.create_task(one(session, game_id, viewers[(index // len(games)) % len(viewers)])))
-            if index % 50 == 49:
-                await asyncio.sleep(0.05)  # connect in steps, as real clients do, not in one burst
-        await asyncio.wait_for(ready.wait(), 60)
-        print("ready", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # until told to stop
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    return {"connected": connected, "arrivals": arrivals}
-
-
 class Followers:
     """The follower process, started and stopped by the benchmark."""
 
     def __init__(self, url: str, viewers: dict[str, list[str | None]], after: dict[str, int], count: int) -> None:
         spec = {"url": url, "viewers": viewers, "after": after, "count": count}
-        self.process = subprocess.Popen([sys.executable, "-m", "bench.fanout", "follow"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "bench.follower"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
         assert self.process.stdin and self.process.stdout
         self.process.stdin.write(json.dumps(spec) + "\n")
@@ -195,7 +151,7 @@ def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any
     ctx = stack.context()
     count = 20 if quick else 500
     rate = 5.0 if quick else 10.0
-    steady_s = 2.0 if quick else stack.budget.sized(6.0, 3.0)
+    steady_s = 1.0 if quick else stack.budget.sized(6.0, 3.0)
     duration = 1.0 if quick else 4.0
     least, most = (1, 1) if quick else (1, 3)
     game, orders = _bidders(ctx)
@@ -214,7 +170,7 @@ def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any
     say(f"  fanout alone: p50 {result['latencies_ms']['p50']:.1f} ms, p99 {result['latencies_ms']['p99']:.1f} ms")
     runs: dict[str, list[float]] = {"without": [], "with": []}
     loaded: tuple[list[float], int] = ([], 0)
-    load(api.port, items, threads=8, duration=min(2.0, duration), idempotency_prefix="warm")
+    load(api.port, items, threads=8, duration=min(2.0, duration), idempotency_prefix="warm", quick=quick)
     index, each = 0, 0.0
     while stack.budget.more(index, least, most, each):
         began = time.monotonic()
@@ -223,7 +179,8 @@ def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any
             followers = Followers(url, viewers, {game.game_id: head}, count) if side == "with" else None
             try:
                 with Steady(api, game, orders, rate) as steady:
-                    measured = load(api.port, items, threads=8, duration=duration, idempotency_prefix=f"{side}{index}")
+                    measured = load(api.port, items, threads=8, duration=duration, idempotency_prefix=f"{side}{index}",
+                                    quick=quick)
                 time.sleep(0.5)
             finally:
                 got = followers.stop() if followers else None
@@ -279,7 +236,7 @@ def _wait(what: str, done: Any, seconds: float) -> float:
 def _webhooks(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any]) -> None:
     ctx = stack.context()
     per_hook = 20 if quick else round(stack.budget.sized(200, 50))
-    outage = 3.0 if quick else 5.0
+    outage = 1.0 if quick else 5.0
     later = 10 if quick else 50
     receiver = Receiver()
     game, orders = _bidders(ctx)
@@ -365,6 +322,3 @@ def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
                          note=f"{result['after_outage']} deliveries held back"))
     return lines
 
-
-if __name__ == "__main__" and sys.argv[1:] == ["follow"]:
-    print(json.dumps(asyncio.run(_followers(json.loads(sys.stdin.readline())))), flush=True)

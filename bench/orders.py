@@ -57,7 +57,7 @@ def _measured(stack: Stack, api: Any, items: list[dict[str, Any]], threads: int,
     Redis's time per request in each command is reported too (where its share goes)."""
     api_before, redis_before, usec_before = api.cpu_seconds(), _redis_cpu(stack), _redis_usec(stack)
     result = load(api.port, items, threads=threads, duration=duration, warmup=min(1.0, duration / 2),
-                  idempotency_prefix=tag)
+                  idempotency_prefix=tag, quick=stack.quick)
     api_cpu, redis_cpu = api.cpu_seconds() - api_before, _redis_cpu(stack) - redis_before
     requests = max(1, result["all_requests"])
     usec = {name: (total - usec_before.get(name, 0)) / requests for name, total in _redis_usec(stack).items()
@@ -72,10 +72,11 @@ def _measured(stack: Stack, api: Any, items: list[dict[str, Any]], threads: int,
 Side = tuple[Any, list[dict[str, Any]]]  # a server, and the requests sent to it
 
 
-def _warm(sides: dict[str, Side], threads: int, duration: float) -> None:
+def _warm(stack: Stack, sides: dict[str, Side], threads: int, duration: float) -> None:
     """Not counted: the first load run against a fresh server ran at 40-85% of the later ones' rate on the
-    baseline side (its 1 s warm-up was not enough), which made that round's ratio the highest."""
-    for name, (api, items) in sides.items():
+    baseline side (its 1 s warm-up was not enough), which made that round's ratio the highest.  None in a quick
+    run, whose numbers mean nothing."""
+    for name, (api, items) in {} if stack.quick else sides.items():
         load(api.port, items, threads=threads, duration=min(WARM_S, duration), idempotency_prefix=f"warm-{name}")
 
 
@@ -160,7 +161,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
              "unheard": (unheard.ready(), _requests(ctx, max(4, games // 2)))}
     say(f"orders: {len(items)} bidders in {games} games, {threads} client threads, {rounds[0]}-{rounds[1]} rounds "
         f"of {duration}s each side")
-    _warm(sides, threads, duration)
+    _warm(stack, sides, threads, duration)
     result.update(games=games, bidders=len(items), threads=threads, seconds_per_run=duration)
     # Each everysec round beyond the least keeps room for the "always" rounds (two sides, not three).
     result["everysec"] = _rounds(stack, sides, rounds, duration, threads, "everysec", reserve=rounds[0] * 2 / 3)

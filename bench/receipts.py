@@ -47,7 +47,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     items = _requests(stack.context(), games)
     base = stack.api("bench.baseline_app:app", name="api-baseline")
     sides = {"baseline": (base, items), "full": (real, items)}
-    _warm(sides, threads, duration)
+    _warm(stack, sides, threads, duration)
     figures = _rounds(stack, sides, rounds, duration, threads, "signed")
     stack.stop(real.process, base.process)
     ratio = figures["ratio"]

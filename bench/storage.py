@@ -108,7 +108,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
             mixed["payload_bytes_per_event"], mixed["ratio"], f"<= {TARGET}", mixed["ratio"] <= TARGET,
             f"all keys: {mixed['used_memory_per_event']:.0f} bytes/event; one 100,000-event log: see reads"),
     ]
-    games = 100 if quick else int(round(stack.budget.sized(10_000, 2_000), -2))
+    games = 20 if quick else int(round(stack.budget.sized(10_000, 2_000), -2))
     result["api"] = {"games": games, "started_every": STARTED_EVERY, "repeats": []}
     summary = list(result["summary"])
     index, each = 0, 0.0
