@@ -184,8 +184,9 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
 def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
     every = result["everysec"]
     lines = [
-        row("POST actions, AOF everysec", every["full_rps"]["median"], "req/s", every["baseline_rps"]["median"],
-            every["ratio"]["median"], f">= {TARGET}", every["ratio"]["median"] >= TARGET,
+        row("POST actions, AOF everysec (opt-in)", every["full_rps"]["median"], "req/s",
+            every["baseline_rps"]["median"], every["ratio"]["median"], f">= {TARGET}",
+            every["ratio"]["median"] >= TARGET,
             f"ratio range {every['ratio']['min']:.2f}-{every['ratio']['max']:.2f}"),
         row("POST actions per API CPU second", every["full_per_api_cpu_s"]["median"], "req/cpu-s",
             every["baseline_per_api_cpu_s"]["median"], every["cpu_ratio"]["median"], "report", None,
@@ -201,7 +202,7 @@ def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
                             f"{every['full_vs_unheard']['max']:.2f} (median {every['full_vs_unheard']['median']:.2f})"))
     if "always" in result:
         always = result["always"]
-        lines.insert(1, row("POST actions, AOF always", always["full_rps"]["median"], "req/s",
+        lines.insert(1, row("POST actions, AOF always (arbiter up's)", always["full_rps"]["median"], "req/s",
                             always["baseline_rps"]["median"], always["ratio"]["median"], f">= {TARGET}",
                             always["ratio"]["median"] >= TARGET,
                             f"ratio range {always['ratio']['min']:.2f}-{always['ratio']['max']:.2f}; the baseline on "
