@@ -20,6 +20,7 @@ from engines.contract import GM, PUBLIC, Engine
 from engines.driver import NotPlainJson, Played, eject, fold, load_action, plain, play_bots, player_list, start
 from engines.rng import Rng
 from tests.forgery import reversed_keys
+from tests.unchanged import Unchanged
 
 ENGINES = registry.all_latest()
 CASES = [
@@ -28,6 +29,11 @@ CASES = [
     for i, _case in enumerate(engine.simulation_cases)
     for seed in ("alpha", "beta")
 ]
+
+
+def _first(given: Unchanged) -> str:
+    """The first changed part, shortened, for the failure message."""
+    return repr(given.changed()[0])[:300]
 
 
 def _players(case: dict) -> list[dict]:
@@ -82,27 +88,27 @@ def test_same_seed_same_game_other_seed_other_game(engine: Engine, case: int, se
 @pytest.mark.parametrize("engine,case,seed", CASES)
 def test_resolution_is_a_pure_function_of_state_and_seed(engine: Engine, case: int, seed: str) -> None:
     played = _play(engine, case, seed)
+    given = Unchanged()
     for index, record in enumerate(played.records):
         if record["type"] != "phase.resolved":
             continue
-        before = played.states[index]  # states[0] is the initial state
-        frozen = repr(before)  # exact for plain JSON data (types and key order too), and far cheaper than a deep copy
+        before = given.keep(played.states[index])  # states[0] is the initial state
         again = engine.resolve(before, Rng(seed, "phase", record["number"]))
         assert canonical_json(again) == canonical_json(record["outcome"])
-        assert repr(before) == frozen, "resolve() mutated its input"
+    assert not given.changed(), f"resolve() mutated its input: {_first(given)}"
 
 
 @pytest.mark.parametrize("engine,case,seed", CASES)
 def test_apply_never_mutates_its_input(engine: Engine, case: int, seed: str) -> None:
     played = _play(engine, case, seed)
+    given = Unchanged()
     for index, record in enumerate(played.records):
-        before = played.states[index]
-        frozen = repr(before)
+        before = given.keep(played.states[index])
         if record["type"] == "action.submitted":
             engine.apply_action(before, record["actor"], record["action"])
         else:
             engine.apply_outcome(before, record["outcome"])
-        assert repr(before) == frozen
+    assert not given.changed(), f"an apply mutated its input: {_first(given)}"
 
 
 @pytest.mark.parametrize("engine,case,seed", CASES)
@@ -111,24 +117,25 @@ def test_no_step_changes_anything_it_was_given_or_any_earlier_state(engine: Engi
     apply, resolve, eject or view may change a state, order or outcome it was given, however long ago.
     Unlike the driver, this chains the engine's own outputs, never a round-tripped copy."""
     played = _play(engine, case, seed)
-    given = repr(played.records)
-    state = engine.initial_state(played.options, played.players, played.setup)
-    states = [(state, repr(state))]
+    records, given = Unchanged(), Unchanged()
+    records.keep(played.records)
+    state = given.keep(engine.initial_state(played.options, played.players, played.setup))
+    states = [state]
     for record in played.records:
         if record["type"] == "action.submitted":
             state = engine.apply_action(state, record["actor"], record["action"])
         else:
             engine.resolve(state, Rng(seed, "phase", record["number"]))
             state = engine.apply_outcome(state, record["outcome"])
+        given.keep(state)
         for viewer in [PUBLIC, GM] + [p["id"] for p in played.players]:
             engine.view(state, viewer)
-        states.append((state, repr(state)))
-    for state, _ in (states[len(states) // 2], states[-1]):
+        states.append(state)
+    for state in (states[len(states) // 2], states[-1]):
         for player in played.players:
             state = eject(engine, state, player["id"])
-    assert repr(played.records) == given, "a step changed an order or outcome it was given"
-    for index, (state, then) in enumerate(states):
-        assert repr(state) == then, f"the state after step {index} was changed by a later step"
+    assert not records.changed(), f"a step changed an order or outcome it was given: {_first(records)}"
+    assert not given.changed(), f"a later step changed an earlier state: {_first(given)}"
 
 
 @pytest.mark.parametrize("engine,case,seed", CASES)
@@ -241,3 +248,18 @@ def test_rules_do_not_depend_on_key_order(engine: Engine, case: int, seed: str) 
         assert (phase and phase.to_json()) == (flipped_phase and flipped_phase.to_json())
         for viewer in viewers:
             assert canonical_json(engine.view(state, viewer)) == canonical_json(engine.view(flipped, viewer))
+
+
+def test_the_mutation_checks_find_a_write_anywhere_in_shared_states() -> None:
+    """``Unchanged``, which the checks that nothing is mutated use, finds a write deep in a part many states share,
+    a value replaced by an equal copy, and keys put back in another order (what a ``repr`` would show too)."""
+    deep = {"squares": [[1, 2], [3, 4]], "points": 10}
+    states = [{"turn": n, "board": deep, "history": [deep] * n} for n in range(1, 4)]
+    for write in (lambda: deep["squares"][1].append(5), lambda: deep.update(squares=list(deep["squares"])),
+                  lambda: deep.update(squares=deep.pop("squares"))):
+        given = Unchanged()
+        for state in states:
+            given.keep(state)
+        assert not given.changed()
+        write()
+        assert given.changed()
