@@ -1,8 +1,8 @@
 """Audits running side by side in one process (the API's threads) give the reports they give alone.
 
-Golden Strider and SXYZM Cyclone keep what validate found for the resolution that follows (one slot for the
-process, and one per thread): every use is guarded by the identity of what was checked, so a thread must only
-ever find there what it would work out itself.  Here threads switch as often as Python lets them, mid-audit."""
+Golden Strider and SXYZM Cyclone once kept what validate found for the resolution that follows (one slot for the
+process, and one per thread); anything an engine or the audit keeps between calls must never let a thread find
+what another thread worked out.  Here threads switch as often as Python lets them, mid-audit."""
 from __future__ import annotations
 
 import json
