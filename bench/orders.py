@@ -193,7 +193,8 @@ def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
             f"ratio range {every['cpu_ratio']['min']:.2f}-{every['cpu_ratio']['max']:.2f}; load generator "
             f"{every['client_cpu_share_full']['median']:.2f} vs {every['client_cpu_share_baseline']['median']:.2f}"
             " core"),
-        row("POST actions p99 latency", every["full_p99_ms"], "ms", every["baseline_p99_ms"]),
+        row("POST actions p99 latency", every["full_p99_ms"], "ms", every["baseline_p99_ms"],
+            every["full_p99_ms"] / every["baseline_p99_ms"]),
     ]
     if "unheard_rps" in every:
         lines.insert(1, row("POST actions without append notices", every["unheard_rps"]["median"], "req/s",
