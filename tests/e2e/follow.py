@@ -46,3 +46,12 @@ class Logs:
 def outcomes(events: list[Event]) -> list[Event]:
     """The phase.resolved events of a log."""
     return [e for e in events if e["type"] == "phase.resolved"]
+
+
+def past(number: int) -> Callable[[list[Event]], bool]:
+    """For ``Logs.wait``: phase ``number`` has closed (resolved, or closed by a quit, an ejection or a join), or the
+    game has ended."""
+    def closed(events: list[Event]) -> bool:
+        return any("next" in e["data"] and (e["data"]["next"] is None or e["data"]["next"]["number"] > number)
+                   for e in reversed(events))
+    return closed

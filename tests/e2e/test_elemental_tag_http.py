@@ -3,10 +3,10 @@ bids, a re-placement, an ejection by team vote, an admission by team vote, a lat
 the report with the map in every format, the audit, the export and its offline verification."""
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from runtime.config import Settings
+from tests.e2e.follow import Logs, past
 from tests.e2e.play import create_and_join, play_to_the_end
 from tests.e2e.stack import Stack
 
@@ -28,14 +28,9 @@ def _send(stack: Stack, game_id: str, token: str, order: dict[str, Any]) -> None
     assert status == 202, (order, body)
 
 
-def _next_phase(stack: Stack, game_id: str, number: int, timeout: float = 30) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        game = _game(stack, game_id)
-        if game["status"] == "finished" or game["phase"]["number"] > number:
-            return game
-        time.sleep(0.1)
-    raise AssertionError(f"phase {number} was not resolved within {timeout}s")
+def _next_phase(stack: Stack, logs: Logs, game_id: str, number: int) -> dict[str, Any]:
+    logs.wait([game_id], past(number), 30)
+    return _game(stack, game_id)
 
 
 def _everyone_stays(stack: Stack, game_id: str, tokens: dict[str, str], game: dict[str, Any]) -> None:
@@ -45,6 +40,7 @@ def _everyone_stays(stack: Stack, game_id: str, tokens: dict[str, str], game: di
 
 def test_a_whole_elemental_tag_game_over_http(stack: Stack, settings: Settings) -> None:
     stack.start_worker("worker-et")
+    logs = Logs(settings.redis_url)
     game_id, gm, tokens = create_and_join(stack, "elemental-tag", 7, FIELDS, seed="e2e-elemental-tag",
                                           deadlines=DEADLINES, options=OPTIONS)
 
@@ -52,7 +48,7 @@ def test_a_whole_elemental_tag_game_over_http(stack: Stack, settings: Settings) 
     bids = {"p1": 1, "p2": 1, "p3": 1, "p4": 2, "p5": 2, "p6": 0, "p7": 12}
     for player, amount in bids.items():
         _send(stack, game_id, tokens[player], {"type": "bid", "amount": amount})
-    game = _next_phase(stack, game_id, 1)
+    game = _next_phase(stack, logs, game_id, 1)
     view = game["state"]
     assert view["it"] == "p6" and [e["members"] for e in view["eliminated"]] == [["p7"]]
     assert {t["element"]: t["points"] for t in view["teams"]} == {"fire": 17, "water": 16, None: 12}
@@ -63,7 +59,7 @@ def test_a_whole_elemental_tag_game_over_http(stack: Stack, settings: Settings) 
     _send(stack, game_id, tokens["p1"], {"type": "place", "replace": True})
     for player in ("p2", "p3", "p4", "p5", "p6"):
         _send(stack, game_id, tokens[player], {"type": "place", "replace": False})
-    game = _next_phase(stack, game_id, 2)
+    game = _next_phase(stack, logs, game_id, 2)
     view = game["state"]
     moved = {p["id"]: p["square"] for p in view["players"]}
     assert moved["p1"] != squares["p1"] and {p: moved[p] for p in moved if p != "p1"} == \
@@ -80,7 +76,7 @@ def test_a_whole_elemental_tag_game_over_http(stack: Stack, settings: Settings) 
     assert any(e["data"].get("action", {}).get("motion") == "eject" and e["actor"] == "p1" for e in seen_by_mate)
     assert not any("eject" in str(e["data"].get("action", {})) for e in seen_by_other)
     _everyone_stays(stack, game_id, tokens, game)
-    game = _next_phase(stack, game_id, 3)
+    game = _next_phase(stack, logs, game_id, 3)
     view = game["state"]
     teams = {t["team"]: t for t in view["teams"]}
     fire = next(t for t in teams.values() if t["element"] == "fire")
@@ -92,7 +88,7 @@ def test_a_whole_elemental_tag_game_over_http(stack: Stack, settings: Settings) 
     for player in ("p4", "p5"):
         _send(stack, game_id, tokens[player], {"type": "vote", "motion": "admit", "player_id": "p6"})
     _everyone_stays(stack, game_id, tokens, game)
-    game = _next_phase(stack, game_id, 4)
+    game = _next_phase(stack, logs, game_id, 4)
     view = game["state"]
     water = next(t for t in view["teams"] if t["element"] == "water")
     assert water["members"] == ["p4", "p5", "p6"] and water["points"] == 16

@@ -3,33 +3,23 @@ suffice cycle follows), a declined safety transfer, and a ceremony decided at it
 then the audit, the report in every format, and what a player may not see."""
 from __future__ import annotations
 
-import time
-from typing import Any
 
 from engines import registry
 from engines.rng import Rng
 from runtime.config import Settings
 from runtime.context import Context
-from tests.e2e.play import create_and_join
+from tests.e2e.follow import Logs, past
+from tests.e2e.play import create_and_join, hurry
 from tests.e2e.stack import Stack
 
 DEADLINES = {"move": 2, "steal": 2, "buy_vote": 2, "auction": 2, "rebid": 2, "safety": 2, "accept": 2, "vote": 2,
              "tiebreak": 2, "suffice": 2}
 
 
-def _wait_past(stack: Stack, game_id: str, number: int, timeout: float = 30.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        game = stack.call("GET", f"/games/{game_id}")[1]
-        if game["status"] == "finished" or (game["phase"] and game["phase"]["number"] > number):
-            return game
-        time.sleep(0.1)
-    raise AssertionError(f"phase {number} of {game_id} was not resolved within {timeout}s")
-
-
 def test_strategic_aspect_over_http_with_a_quit_a_declined_transfer_and_a_ceremony_at_its_deadline(
         stack: Stack, settings: Settings) -> None:
     stack.start_worker("worker-1")
+    logs = Logs(settings.redis_url)
     game_id, gm, tokens = create_and_join(stack, "strategic-aspect", 5, seed="e2e-strategic-aspect",
                                           deadlines=DEADLINES)
     engine = registry.latest("strategic-aspect")
@@ -46,10 +36,12 @@ def test_strategic_aspect_over_http_with_a_quit_a_declined_transfer_and_a_ceremo
             status, body = stack.call("POST", f"/games/{game_id}/actions", {"type": "quit"}, token=tokens["p4"])
             assert status == 202, body
             quit_done = True
-            game = _wait_past(stack, game_id, number)
+            logs.wait([game_id], past(number), 30)
+            game = stack.call("GET", f"/games/{game_id}")[1]
             assert game["state"]["cycle"]["kind"] == "suffice" and game["phase"]["name"] == "suffice"
             assert game["state"]["standings"][-1]["shown"].startswith("▲ ")
             continue
+        missing = False
         for player in phase["awaiting"]:
             order = engine.bot_action(state, player, Rng("e2e", number, player)) or {"type": "missed"}
             if phase["name"] == "safety":  # give it away once; after the refusal, destroy it: everyone votes
@@ -61,13 +53,18 @@ def test_strategic_aspect_over_http_with_a_quit_a_declined_transfer_and_a_ceremo
             elif phase["name"] == "move" and order["type"] == "move":
                 order = {"type": "move", "spaces": max(engine.legal_actions_hint(state, player)["spaces"])}
             elif phase["name"] == "vote" and player != phase["awaiting"][0]:
+                missing = True
                 continue  # the rest miss the deadline: the ceremony is decided at it
             if order.get("type") in engine.actions:
                 status, body = stack.call("POST", f"/games/{game_id}/actions", order, token=tokens[player])
                 assert status == 202, (order, body)
+            else:
+                missing = True
         if phase["name"] == "vote" and len(phase["awaiting"]) > 1:
             short_ceremonies += 1
-        _wait_past(stack, game_id, number)
+        if missing:
+            hurry(stack, game_id, gm, phase)
+        logs.wait([game_id], past(number), 30)
     game = stack.call("GET", f"/games/{game_id}")[1]
     assert game["status"] == "finished" and game["result"]["winner"] in ("p1", "p2", "p3", "p5")
     assert quit_done and declined and short_ceremonies >= 1, " ".join(f"{n}:{t}" for n, t in [
@@ -101,7 +98,7 @@ def test_strategic_aspect_turn_order_is_never_shown_before_the_turn_over_http(st
     first = Context(settings).loader.load(game_id)["engine"]["current"]
     status, body = stack.call("POST", f"/games/{game_id}/actions", {"type": "move", "spaces": 1}, token=tokens[first])
     assert status == 202, body
-    _wait_past(stack, game_id, 1)
+    Logs(settings.redis_url).wait([game_id], past(1), 30)
     rest = Context(settings).loader.load(game_id)["engine"]["order"]
     assert len(rest) == 4
     for token in (None, *tokens.values()):
