@@ -102,15 +102,16 @@ def test_every_operation_matches_the_document(case, live: dict, enough_examples:
         case.path_parameters["game_id"] = game.id
     token = None if _drops_the_token(case) else (None, game.tokens["p1"], game.gm)[turn % 3]
     # The caller is ours to choose (schemathesis would send random bearer tokens, which the throttle answers
-    # with 429 after 20 a minute): none, a player's or the GM's.
-    headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    case.headers = headers
+    # with 429 after 20 a minute): none, a player's or the GM's.  Setting the case's headers tells schemathesis they
+    # are no longer what it generated (a negative header case stops being negative); passing the token again as an
+    # explicit header tells ignored_auth it is a real credential, so on a 2xx it probes the operation without it and
+    # with a wrong one (401 expected) instead of taking a real token's 202 for generated auth accepted.
+    auth = {"Authorization": f"Bearer {token}"} if token else {}
+    case.headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"} | auth
     case.operation.schema.app = live["app"]  # checks that send probes of their own (ignored_auth) reach the app too
     key = case.operation.label
     _seen[key] = _seen.get(key, 0) + 1
-    case.call_and_validate(app=live["app"])
+    case.call_and_validate(app=live["app"], headers=auth or None)
 
 
 def _least(label: str) -> int:
