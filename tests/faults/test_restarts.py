@@ -12,9 +12,11 @@ import requests
 from redis import Redis
 
 from eventlog.events import chain_break, event_hash
+from eventlog import clock
 from eventlog.store import EventStore
 from cli import embedded_redis
 from runtime.config import Settings
+from tests.e2e.follow import Logs, outcomes
 from tests.e2e.play import create_and_join
 from tests.e2e.stack import Stack
 from tests.faults import figures
@@ -166,18 +168,13 @@ def _bid(stack: Stack, game_id: str, token: str, key: str) -> int:
     raise AssertionError(f"{key}: never answered")
 
 
-def _resolved_within(stack: Stack, games: list[tuple[str, str, dict[str, str]]], budget: float) -> list[float]:
+def _resolved_within(settings: Settings, games: list[tuple[str, str, dict[str, str]]], budget: float) -> list[float]:
     """Seconds until each game's first phase has its outcome; every one within ``budget``."""
-    started, took = time.monotonic(), {}
-    while len(took) < len(games):
-        assert time.monotonic() - started < budget, f"{len(games) - len(took)} completed phases not resolved"
-        for game_id, gm, _tokens in games:
-            if game_id not in took:
-                _status, body = stack.call("GET", f"/games/{game_id}/events?limit=1000", token=gm)
-                if any(e["type"] == "phase.resolved" for e in body["events"]):
-                    took[game_id] = time.monotonic() - started
-        time.sleep(0.2)
-    return sorted(took.values())
+    started = clock.now()
+    logs = Logs(settings.redis_url).wait([game_id for game_id, _gm, _tokens in games],
+                                         lambda events: bool(outcomes(events)), budget)
+    return sorted(max(0.0, (clock.parse(outcomes(events)[0]["at"]) - started).total_seconds())
+                  for events in logs.values())
 
 
 def test_orders_that_complete_a_phase_resolve_it_though_the_api_could_not_queue_the_job(
@@ -208,7 +205,7 @@ def test_orders_that_complete_a_phase_resolve_it_though_the_api_could_not_queue_
             stack.kill(stack.api)
             stack.start_api(stack.port)
         assert [a.result() for a in answers] == [202] * len(answers)
-    took = _resolved_within(stack, games, 20.0)
+    took = _resolved_within(settings, games, 20.0)
     for game_id, gm, _tokens in games:
         _status, audit = stack.call("GET", f"/games/{game_id}/audit", token=gm)
         assert audit["ok"], audit
