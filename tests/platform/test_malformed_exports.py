@@ -106,27 +106,33 @@ DIVERGED: dict[str, tuple[Callable[[Export], Any], int, str]] = {
 }
 
 
-def _cli(tmp_path: Path, document: Any, name: str = "game.json") -> subprocess.CompletedProcess[str]:
-    file = tmp_path / name
+def _cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], document: Any) -> subprocess.CompletedProcess[str]:
+    """``arbiter verify`` of ``document``, run in this process (what the console script calls: a traceback would
+    fail the test); the tests of files that are not JSON, or missing, run the real command."""
+    file = tmp_path / "game.json"
     file.write_text(json.dumps(document))
-    return subprocess.run([str(ARBITER), "verify", str(file)], capture_output=True, text=True, timeout=60)
+    capsys.readouterr()
+    code = cli.main(["verify", str(file)])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["arbiter", "verify", str(file)], code, out, err)
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_a_file_that_is_not_an_export_is_422_and_exit_2(api: Api, export: Export, tmp_path: Path,
-                                                        case: str) -> None:
+                                                        capsys: pytest.CaptureFixture[str], case: str) -> None:
     mutate, named = REFUSED[case]
     document = mutate(copy.deepcopy(export))
     status, body = api.post("/replays/verify", document)
     assert status == 422 and body["error"]["code"] == "not_an_export", body
     assert named in body["error"]["message"], body
-    done = _cli(tmp_path, document)
+    done = _cli(tmp_path, capsys, document)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and named in done.stderr and done.stdout == ""
 
 
 @pytest.mark.parametrize("case", sorted(DIVERGED))
 def test_a_file_that_does_not_fit_the_game_is_reported_at_its_seq(api: Api, export: Export, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str],
                                                                   case: str) -> None:
     mutate, seq, check = DIVERGED[case]
     document = mutate(copy.deepcopy(export))
@@ -134,7 +140,7 @@ def test_a_file_that_does_not_fit_the_game_is_reported_at_its_seq(api: Api, expo
     assert status == 200 and not report["ok"], report
     assert report["divergences"][0]["seq"] == seq, report
     assert check in {d["check"] for d in report["divergences"] if d["seq"] == seq}, report
-    done = _cli(tmp_path, document)
+    done = _cli(tmp_path, capsys, document)
     assert done.returncode == 1 and f"FAILED at seq {seq}" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
 
