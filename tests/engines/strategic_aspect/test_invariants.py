@@ -6,7 +6,6 @@ from typing import Any, Callable
 
 import pytest
 
-from engines.canonical import canonical_json
 from engines.contract import PUBLIC
 from engines.driver import play_bots, player_list
 from engines.strategic_aspect import ENGINE, rules, views
@@ -22,10 +21,11 @@ def checker() -> Callable[[State], None]:
     def check(state: State) -> None:
         before = seen[-1] if seen else None
         seen.append(state)
+        shuffled = {**state, "order": state["order"][::-1]}
         for viewer in [PUBLIC, *state["cyclists"]]:
-            shown = canonical_json(ENGINE.view(state, viewer))
-            shuffled = canonical_json(ENGINE.view({**state, "order": state["order"][::-1]}, viewer))
-            assert shown == shuffled, f"{viewer} can see the rest of the turn order"
+            # Views are plain JSON (the conformance suite checks it), so equal data is an equal view.
+            assert ENGINE.view(state, viewer) == ENGINE.view(shuffled, viewer), (
+                f"{viewer} can see the rest of the turn order")
         if before is None:
             return
         for cyclist, steps in state["steps"].items():
