@@ -1,4 +1,4 @@
-"""The README's first command: `arbiter up` brings up Redis, the API and a worker."""
+"""The README's first command: `arbiter up` brings up Redis, the API and a worker, and guards its data folder."""
 from __future__ import annotations
 
 import os
@@ -11,7 +11,8 @@ import redis
 import requests
 from rq import Worker
 
-from tests.e2e.up import start_up, stop_up
+from cli import data_folder, embedded_redis
+from tests.e2e.up import Up, start_up, stop_up
 
 
 def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) -> None:
@@ -35,6 +36,7 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
             assert time.monotonic() < deadline, "the workers did not come up"
             time.sleep(0.2)
         time.sleep(0.5)
+        _a_second_up_on_the_folder_refuses_at_once(up, tmp_path, "".join(seen))
         created = requests.post(f"http://127.0.0.1:{port}/v1/games", json={"type": "extreme-ways"}, timeout=10)
         assert created.status_code == 201
         assert (tmp_path / "data" / "redis" / "appendonlydir").is_dir()  # AOF is on
@@ -53,6 +55,26 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
         stop_up(process, redis_port)
     with socket.socket() as sock:  # the embedded redis-server stopped with the rest
         assert sock.connect_ex(("127.0.0.1", redis_port)) != 0
+
+
+def _a_second_up_on_the_folder_refuses_at_once(first: Up, tmp_path: Path, said: str) -> None:
+    """Issue 18 item 15: `arbiter up` says which Redis it runs, and guards its data folder: a second one on it
+    refuses at once and starts no Redis of its own, while the first runs on.  (Checked on the running stack above,
+    which it must not disturb: a stack of its own took seconds.)"""
+    version = data_folder.server_version(embedded_redis.find_binary())
+    assert f"Redis {version} ({embedded_redis.find_binary()}, embedded" in said, said
+    assert f"export REDIS_URL=redis://127.0.0.1:{first.redis_port}/0" in said, said
+    began = time.monotonic()
+    second = start_up(tmp_path / "data", stdout=open(tmp_path / "second.log", "w"), cwd=tmp_path)
+    try:
+        assert second.process.wait(timeout=20) == 1
+    finally:
+        stop_up(second.process, second.redis_port)
+    assert time.monotonic() - began < 10
+    assert "is in use by another `arbiter up`" in (tmp_path / "second.log").read_text()
+    with socket.socket() as sock:  # it started no Redis of its own
+        assert sock.connect_ex(("127.0.0.1", second.redis_port)) != 0
+    assert first.process.poll() is None  # and the first runs on
 
 
 def test_a_ctrl_c_while_the_stack_is_still_starting_stops_it_quietly(tmp_path: Path) -> None:

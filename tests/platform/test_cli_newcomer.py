@@ -1,5 +1,6 @@
-"""Issue 18 items 15-16: `arbiter up` guards its data folder and says which Redis it runs; every command says
-which Redis it uses; every option has help; `simulate` lists the game types and leaves no temp folder."""
+"""Issue 18 items 15-16: `arbiter up` refuses a folder a newer Redis wrote (it guards a folder in use, and says
+which Redis it runs: tests/e2e/test_arbiter_up.py); every command says which Redis it uses; every option has help;
+`simulate` lists the game types and leaves no temp folder."""
 from __future__ import annotations
 
 import argparse
@@ -7,12 +8,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import requests
 
-from cli import data_folder, embedded_redis
+from cli import data_folder
 from cli.main import build_parser
 from runtime.config import Settings
 from tests.e2e.up import start_up, stop_up
@@ -28,33 +27,8 @@ def _up(data: Path, log: Path) -> tuple[subprocess.Popen, int, int]:
     return up.process, up.port, up.redis_port
 
 
-def test_a_second_arbiter_up_on_the_same_folder_refuses_at_once(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    first, port, redis_port = _up(data, tmp_path / "first.log")
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            assert first.poll() is None and time.monotonic() < deadline, (tmp_path / "first.log").read_text()
-            time.sleep(0.2)
-        said = (tmp_path / "first.log").read_text()
-        version = data_folder.server_version(embedded_redis.find_binary())
-        assert f"Redis {version} ({embedded_redis.find_binary()}, embedded" in said
-        assert f"export REDIS_URL=redis://127.0.0.1:{redis_port}/0" in said
-        began = time.monotonic()
-        second, _, second_redis = _up(data, tmp_path / "second.log")
-        assert second.wait(timeout=20) == 1
-        assert time.monotonic() - began < 10
-        assert "is in use by another `arbiter up`" in (tmp_path / "second.log").read_text()
-        with __import__("socket").socket() as sock:  # it started no Redis of its own
-            assert sock.connect_ex(("127.0.0.1", second_redis)) != 0
-        assert first.poll() is None  # and the first runs on
-    finally:
-        stop_up(first, redis_port)
+# A second `arbiter up` on a folder in use refuses at once: checked on the running stack of
+# tests/e2e/test_arbiter_up.py (a stack of its own here took seconds).
 
 
 def test_arbiter_up_refuses_a_folder_written_by_a_newer_redis(tmp_path: Path) -> None:
