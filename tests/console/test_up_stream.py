@@ -8,7 +8,7 @@ from pathlib import Path
 
 import requests
 
-from tests.platform.test_readme_play import arbiter_up  # noqa: F401  (a fixture, found by name)
+from tests.e2e.up import arbiter_up  # noqa: F401  (a fixture, found by name)
 
 
 def test_arbiter_up_names_its_stream_to_the_console(arbiter_up: tuple[str, subprocess.Popen],  # noqa: F811

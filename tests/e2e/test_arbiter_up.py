@@ -1,9 +1,13 @@
-"""The README's first command: `arbiter up` brings up Redis, the API and a worker, and guards its data folder."""
+"""The README's first command: `arbiter up` brings up Redis, the API and a worker, guards its data folder, and
+runs the README's play block as pasted."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -13,6 +17,8 @@ from rq import Worker
 
 from cli import data_folder, embedded_redis
 from tests.e2e.up import Up, start_up, stop_up
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) -> None:
@@ -37,6 +43,7 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
             time.sleep(0.2)
         time.sleep(0.5)
         _a_second_up_on_the_folder_refuses_at_once(up, tmp_path, "".join(seen))
+        _the_readme_play_block_runs_as_pasted(f"http://127.0.0.1:{port}/v1")
         created = requests.post(f"http://127.0.0.1:{port}/v1/games", json={"type": "extreme-ways"}, timeout=10)
         assert created.status_code == 201
         assert (tmp_path / "data" / "redis" / "appendonlydir").is_dir()  # AOF is on
@@ -75,6 +82,31 @@ def _a_second_up_on_the_folder_refuses_at_once(first: Up, tmp_path: Path, said: 
     with socket.socket() as sock:  # it started no Redis of its own
         assert sock.connect_ex(("127.0.0.1", second.redis_port)) != 0
     assert first.process.poll() is None  # and the first runs on
+
+
+def readme_block(heading: str) -> str:
+    """The first ```sh block after ``heading`` in README.md."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index(heading):]
+    match = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert match, f"no sh block under {heading!r}"
+    return match.group(1)
+
+
+def _the_readme_play_block_runs_as_pasted(api: str) -> None:
+    """Issue 18 item 13: the README's "Play a game in five requests", taken from README.md itself and run with bash
+    and curl as pasted, reaches a resolved phase.  (On the running stack above, which a game does not disturb.)"""
+    block = readme_block("## Play a game in five requests")
+    assert "$GAME" in block and "$GM_TOKEN" in block  # the ids are captured by the block itself
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], env={**os.environ, "API": api},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    answers = done.stdout
+    assert answers.count('"receipt"') == 3, answers  # the start and both bids were accepted
+    view = json.loads(answers[answers.index("{\n"):answers.rindex("}") + 1])
+    assert view["phase"]["number"] == 2 and view["status"] == "running", view  # the first auction is resolved
+    assert [p["name"] for p in view["players"]] == ["Ann", "Bob"]
+    assert "Loki's Auction, round 1" in answers
 
 
 def test_a_ctrl_c_while_the_stack_is_still_starting_stops_it_quietly(tmp_path: Path) -> None:
