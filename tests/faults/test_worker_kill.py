@@ -3,18 +3,17 @@
 The fault hook ARBITER_FAULT_PAUSE_BEFORE_APPEND (workers/resolution.py) marks the game
 and stalls after the outcome is computed and before it is appended: the worst moment.
 Every phase has an hour-long deadline (the deadline-triggered rounds have theirs moved
-to two seconds ahead by the GM), so recovery can come only from the sweeper noticing the
+to a second or two ahead by the GM), so recovery can come only from the sweeper noticing the
 lost resolution, never from a short deadline passing.
 """
 from __future__ import annotations
 
 import signal
 import time
-from datetime import datetime, timedelta, timezone
 
 from redis import Redis
 
-from eventlog import keys
+from eventlog import clock, keys
 from runtime.config import Settings
 from tests.e2e.follow import Logs, outcomes
 from tests.e2e.play import create_and_join
@@ -34,7 +33,7 @@ def resolved(stack: Stack, game_id: str, gm: str) -> list[dict]:
 
 def test_workers_killed_mid_resolution_leave_exactly_one_outcome(stack: Stack, settings: Settings,
                                                                  soak: bool) -> None:
-    rounds = 100 if soak else 10
+    rounds = 100 if soak else 2 * len(TRIGGERS)  # each way of starting the doomed resolution, twice
     redis = Redis.from_url(settings.redis_url)
     logs = Logs(settings.redis_url)
     recoveries: list[float] = []
@@ -46,7 +45,7 @@ def test_workers_killed_mid_resolution_leave_exactly_one_outcome(stack: Stack, s
         games.append((game_id, gm))
         trigger = TRIGGERS[index % len(TRIGGERS)]
         if trigger == "deadline":
-            soon = (datetime.now(timezone.utc) + timedelta(seconds=2)).isoformat()
+            soon = clock.after(1)  # a whole second, one or two from now
             status, body = stack.call("POST", f"/games/{game_id}/actions",
                                       {"type": "gm.extend_deadline", "deadline": soon, "reason": "short round"},
                                       token=gm)
