@@ -9,6 +9,8 @@ from tests.e2e.play import create_and_join
 from tests.e2e.stack import Stack
 from tests.faults import figures
 
+SPARES_THE_API = True  # the API is only sent concurrent requests
+
 
 def _events(stack: Stack, game_id: str, gm: str) -> list[dict]:
     status, body = stack.call("GET", f"/games/{game_id}/events?limit=1000", token=gm)

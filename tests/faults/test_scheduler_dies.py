@@ -15,6 +15,8 @@ from redis import Redis
 
 from tests.e2e.stack import Stack
 
+SPARES_THE_API = True  # only a worker is killed
+
 
 def _state(pid: int) -> str | None:
     """The process's state letter (Z for a zombie), or None if it is gone."""
