@@ -190,7 +190,7 @@ def test_a_worker_resolves_on_when_the_node_its_redis_url_names_is_lost(outage, 
         _until(lambda: Worker.all(connection=ctx.queue_redis), 30, "the worker never registered")
         games = []
         while len(games) < 3:  # games on the primaries that stay up
-            game = new_game(api, players=2, start=False, deadlines={"bidding": 3})
+            game = new_game(api, players=2, start=False, deadlines={"bidding": 1})
             if client.get_node_from_key(keys.events(game.id)).name != named:
                 games.append(game)
         _kill_node(nodes, named)
