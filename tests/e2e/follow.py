@@ -9,9 +9,8 @@ from typing import Callable
 from redis import Redis
 
 from eventlog import keys
+from eventlog.events import Event
 from eventlog.store import EventStore
-
-Event = dict
 
 
 class Logs:
