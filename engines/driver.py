@@ -115,20 +115,27 @@ def start(engine: Engine, options: JSON | None, players: list[JSON], seed: str, 
 
 
 def fold(engine: Engine, played: Played) -> State:
-    """Re-fold the records from scratch, reading recorded outcomes (never re-drawing)."""
+    """Re-fold the records from scratch, reading recorded outcomes (never re-drawing).  Each state is a round
+    trip, so the next takes what a record leaves alone from it (``roundtrip_reusing``), as the platform's fold
+    does."""
     state = roundtrip(engine.initial_state(played.options, played.players, played.setup))
     for record in played.records:
-        state = apply_record(engine, state, record)
+        state = roundtrip_reusing(_applied(engine, state, record), state)
     return state
 
 
 def apply_record(engine: Engine, state: State, record: JSON) -> State:
+    return roundtrip(_applied(engine, state, record))
+
+
+def _applied(engine: Engine, state: State, record: JSON) -> State:
+    """The state after one record, as the engine returns it."""
     if record["type"] == "action.submitted":
-        return roundtrip(engine.apply_action(state, record["actor"], record["action"]))
+        return engine.apply_action(state, record["actor"], record["action"])
     if record["type"] == "phase.resolved":
-        return roundtrip(engine.apply_outcome(state, record["outcome"]))
+        return engine.apply_outcome(state, record["outcome"])
     if record["type"] in MEMBERSHIP_EVENTS.values():
-        return roundtrip(engine.apply_members(state, record["change"], record["outcome"]))
+        return engine.apply_members(state, record["change"], record["outcome"])
     raise ValueError(f"unknown record type {record['type']!r}")
 
 
