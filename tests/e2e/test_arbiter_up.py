@@ -1,5 +1,5 @@
-"""The README's first command: `arbiter up` brings up Redis, the API and a worker, guards its data folder, and
-runs the README's play block as pasted."""
+"""The README's first command: `arbiter up` brings up Redis, the API and a worker, guards its data folder, names
+its stream to the console, and runs the README's play block as pasted."""
 from __future__ import annotations
 
 import json
@@ -34,6 +34,7 @@ def test_arbiter_up_runs_the_whole_stack_with_an_embedded_redis(tmp_path: Path) 
         assert f"export ARBITER_STREAM_URL=http://127.0.0.1:{up.stream_port}/v1\n" in "".join(seen), "".join(seen)
         assert requests.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200
         assert requests.get(f"http://127.0.0.1:{up.stream_port}/v1/stream-health", timeout=2).status_code == 200
+        _the_console_follows_its_stream(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{up.stream_port}")
         # The whole stack, not just the API: both workers registered with RQ (resolutions and webhooks) and their
         # schedulers started, so the Ctrl-C below stops a running stack rather than processes still starting.
         queue_redis = redis.Redis(host="127.0.0.1", port=redis_port, db=0, socket_timeout=2)
@@ -82,6 +83,14 @@ def _a_second_up_on_the_folder_refuses_at_once(first: Up, tmp_path: Path, said: 
     with socket.socket() as sock:  # it started no Redis of its own
         assert sock.connect_ex(("127.0.0.1", second.redis_port)) != 0
     assert first.process.poll() is None  # and the first runs on
+
+
+def _the_console_follows_its_stream(site: str, stream: str) -> None:
+    """`arbiter up` names its own stream process to the console's pages, which may connect to that origin only.
+    (On the running stack above.)"""
+    page = requests.get(f"{site}/console", timeout=10)
+    assert f'data-stream="{stream}/v1"' in page.text
+    assert f"connect-src 'self' {stream};" in page.headers["Content-Security-Policy"]
 
 
 def readme_block(heading: str) -> str:

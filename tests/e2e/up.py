@@ -1,19 +1,16 @@
 """Starting and stopping ``arbiter up`` as a person at a terminal does: in a session of its own (so a test can send
-its group the terminal's Ctrl-C), with an embedded Redis on a free port; ``arbiter_up``, a fixture of one running."""
+its group the terminal's Ctrl-C), with an embedded Redis on a free port."""
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
-import pytest
 import redis
-import requests
 
 from cli.embedded_redis import free_port
 
@@ -53,24 +50,3 @@ def stop_up(process: subprocess.Popen, redis_port: int) -> None:
         redis.Redis(host="127.0.0.1", port=redis_port, socket_timeout=2).shutdown(nosave=True)
     except redis.RedisError:
         pass
-
-
-@pytest.fixture()
-def arbiter_up(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:
-    """``arbiter up`` as a newcomer starts it, its output in ``up.log``, once its API answers: (API URL, process)."""
-    up = start_up(tmp_path / "data", stdout=open(tmp_path / "up.log", "w"), cwd=tmp_path)
-    api = f"http://127.0.0.1:{up.port}/v1"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(f"{api}/health", timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            assert up.process.poll() is None, (tmp_path / "up.log").read_text()
-            assert time.monotonic() < deadline, "arbiter up did not come up"
-            time.sleep(0.2)
-        yield api, up.process
-    finally:
-        stop_up(up.process, up.redis_port)
