@@ -71,7 +71,7 @@ def test_killing_the_scheduler_lock_holder_before_50_deadlines(stack: Stack, set
         assert time.monotonic() < waited, "the first worker never took the scheduler lock"
         time.sleep(0.1)
     stack.start_worker("survivor")
-    games = signed_up(stack, count, deadlines={"bidding": 6})
+    games = signed_up(stack, count, deadlines={"bidding": 4})
     start_all(stack, games)
     stack.kill(holder)  # SIGKILL, just before the deadlines: its lock lives on for a minute
     killed_at = clock.now()
@@ -105,7 +105,7 @@ def test_killing_the_scheduler_lock_holder_before_50_deadlines(stack: Stack, set
 def test_a_wiped_queue_loses_no_deadline(stack: Stack, settings: Settings, soak: bool) -> None:
     count = 300 if soak else 100
     stack.start_worker("worker")
-    games = signed_up(stack, count, deadlines={"bidding": 5})
+    games = signed_up(stack, count, deadlines={"bidding": 4})
     start_all(stack, games)
     queue_redis = Redis.from_url(settings.queue_url)
     store = EventStore(Redis.from_url(settings.redis_url))
