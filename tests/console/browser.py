@@ -62,8 +62,9 @@ def chromium(width: int = 1100, height: int = 1400) -> Iterator[Any]:
             driver.quit()
 
 
-def wait_for(driver: Any, check: Callable[[], Any], what: str, timeout: float = 15) -> Any:
-    """Poll ``check`` until it is truthy; fail with ``what`` and the page's error line otherwise."""
+def wait_for(driver: Any, check: Callable[[], Any], what: str, timeout: float = 30) -> Any:
+    """Poll ``check`` until it is truthy; fail with ``what`` and the page's error line otherwise.  The default
+    leaves room for a machine the whole suite loads (a wait ends as soon as the check holds)."""
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 

@@ -12,6 +12,7 @@ import requests
 from cli import simulate
 from runtime.context import Context
 from tests.console.browser import chromium, choose, wait_for
+from tests.e2e import follow
 from tests.forgery import lowered_top_bid
 
 EVIL = "<script>alert(1)</script>"
@@ -185,6 +186,9 @@ def test_a_short_game_through_the_console(stack: Any, browser: Any, tmp_path: Pa
         answer = requests.post(f"{base}/v1/games/{gid}/actions", json={"type": "bid", "amount": 3},
                                headers={"Authorization": f"Bearer {tokens[player]}"}, timeout=10)
         assert answer.status_code == 202, answer.text
+    # First the worker's resolution in the store (a loaded machine may take a while to run it), then the page's
+    # next poll showing it: a failure says which of the two did not come.
+    follow.Logs(stack.settings.redis_url).wait([gid], lambda events: bool(follow.outcomes(events)), 60)
     wait_for(browser, lambda: "phase.resolved" in _top_event(browser), "the resolution on the timeline", 30)
 
     # The report, and nothing went wrong in the browser's console along the way.
