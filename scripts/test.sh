@@ -40,7 +40,7 @@ export PYTHONPYCACHEPREFIX="$PWD/.venv/pycache"
 echo "scripts/test.sh: running the tests" >&2
 # Four workers on two cores: the suite still waits (deadlines, kills, start-ups), so workers beyond the cores fill the
 # idle time.  The whole suite on a clean clone of this session's tree, on a 2-core machine: 351 s with three
-# workers, 342 s with four (same tree); after this session's cuts 310 s with three and 273 s with four (issue 33).
+# workers, 342 s with four (same tree); after this session's cuts 310 s with three and 291 s with four (issue 33).
 # A test file goes to one worker (some files order their tests), except the files tests/conftest.py spreads; the
 # longest start first (tests/conftest.py).  -n 0: one process.
 exec .venv/bin/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder --durations=15 "$@"
