@@ -30,7 +30,8 @@ ANYONE_ACTOR = "anyone"     # an anonymous caller (creating a game, joining)
 
 def now_iso(moment: datetime | None = None) -> str:
     moment = moment or datetime.now(timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat, not strftime (a fifth of the time): 2026-11-28T16:05:29.000123Z, microseconds always written.
+    return moment.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def event_hash(prev_hash: str, body: Event) -> str:

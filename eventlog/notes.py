@@ -30,6 +30,7 @@ MAX_SIGNATURES = 16
 MAX_NOTE_BYTES = 16 * 1024
 PREV_HASH = "prev_hash "
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f]")  # what a note's text may not hold: control characters but newline
 
 
 class NoteError(ValueError):
@@ -208,7 +209,7 @@ def parse_checkpoint(text: str) -> Checkpoint:
 
 
 def _check_text(text: str) -> None:
-    if not text.endswith("\n") or any(ord(c) < 0x20 and c != "\n" for c in text):
+    if not text.endswith("\n") or _CONTROL.search(text):
         raise NoteError("a note's text ends in a newline and has no other control characters")
 
 

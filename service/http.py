@@ -70,6 +70,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> None:
     return None  # only the keys are checked here: nothing is built
 
 
+# One decoder for every body: ``json.loads`` with a hook makes a new one per call (a tenth of the check's time).
+_KEYS_ONLY = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+
 def json_shaped(raw: bytes, mimetype: str | None, limit: int, allow_empty: bool = False) -> bool:
     """What is checked of a body before it is parsed: within ``limit``, sent as JSON, and not empty (False: empty,
     and ``allow_empty``); else the 400/413/415 that says what is wrong."""
@@ -90,7 +94,7 @@ def first_duplicate_key(raw: bytes) -> str | None:
     keeps the last of them silently, other parsers the first: a body that means one thing here and
     another to its sender's tools is refused instead."""
     try:
-        json.loads(raw, object_pairs_hook=_no_duplicates)
+        _KEYS_ONLY.decode(raw.decode("utf-8"))
     except _Duplicate as exc:
         return exc.key
     except RecursionError:  # deeper than the standard parser goes, though not than orjson's limit

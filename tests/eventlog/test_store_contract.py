@@ -29,6 +29,17 @@ def test_append_then_read_back_in_order(ctx: Context) -> None:
     assert chain_break(store.read("gtest")) is None
 
 
+def test_a_server_that_lost_the_script_gets_it_again(ctx: Context) -> None:
+    """A Redis restarted (or failed over) without its script cache: the append loads the script and runs."""
+    store = ctx.store
+    first = _first()
+    store.append("gtest", first)
+    ctx.redis.script_flush()
+    second = seal(2, first["hash"], "note", "gm", {"n": 2})
+    assert store.append("gtest", second).event == second
+    assert store.read("gtest") == [first, second]
+
+
 def test_empty_log_has_genesis_head(ctx: Context) -> None:
     assert ctx.store.head("nothing") == (0, GENESIS)
     assert ctx.store.read("nothing") == []
