@@ -124,7 +124,7 @@ def commit(ctx: Any, game_id: str, decide: Decide, request: RequestId | None = N
     raise Busy(game_id)
 
 
-def replayed(request: RequestId, stored: bytes | str) -> Committed:
+def replayed(request: RequestId, stored: bytes) -> Committed:
     """The answer stored for ``request``: it was recorded before (its own retry, or the client's with its key)."""
     body, status, answer = request.open(stored)
     if body != request.body_digest:

@@ -88,6 +88,23 @@ def test_idempotency_key_answers_the_first_response_and_appends_once(ctx: Contex
     assert ctx.redis.ttl(keys.idempotency("gtest", "scope", request.digest)) > 24 * 3600
 
 
+def test_an_answer_stored_by_an_earlier_release_still_opens() -> None:
+    """Answers stored as JSON (the sealed bytes in hex; before that, not sealed) live for their key's 48 hours
+    after an upgrade: a retry then still gets its first answer, and a reused key is still told apart."""
+    import orjson
+
+    request = RequestId.client("k" * 20, "scope", "body")
+    sealed_hex = orjson.dumps({"body": "body", "status": 202,
+                               "sealed": request._xor(orjson.dumps({"seq": 2, "token": "t0k3n"})).hex()})
+    assert request.open(sealed_hex) == ("body", 202, {"seq": 2, "token": "t0k3n"})
+    plain = orjson.dumps({"body": "other", "status": 201, "response": {"seq": 1}})
+    assert request.open(plain) == ("other", 201, {"seq": 1})
+    assert request.open(request.seal(202, {"seq": 2})) == ("body", 202, {"seq": 2})
+    big = {"note": "x" * 600}
+    as_hex = orjson.dumps({"body": "body", "status": 202, "sealed": request._xor(orjson.dumps(big)).hex()})
+    assert len(request.seal(202, big)) < 0.6 * len(as_hex)  # the sealed bytes themselves, not their hex
+
+
 def test_a_repeated_run_after_a_lost_reply_finds_its_first_append(ctx: Context) -> None:
     """Every append carries its request's id: running the same append again (redis-py's retry after a reply lost on
     the wire) answers the first one, never a conflict that a writer could take for a stale record."""
