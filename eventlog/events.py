@@ -12,11 +12,12 @@ the whole event, and to everyone once the game is over.
 """
 from __future__ import annotations
 
+import hashlib
 import secrets
 from datetime import datetime, timezone
 from typing import Any
 
-from engines.canonical import canonical_json, sha256_hex
+from engines.canonical import canonical_bytes
 
 GENESIS = "0" * 64
 
@@ -35,8 +36,10 @@ def now_iso(moment: datetime | None = None) -> str:
 
 
 def event_hash(prev_hash: str, body: Event) -> str:
-    """The link: sha256 of the previous hash and the body's canonical bytes (NotCanonical where it has none)."""
-    return sha256_hex(prev_hash + canonical_json(body))
+    """The link: sha256 of the previous hash and the body's canonical bytes (NotCanonical where it has none).
+    Hashed as bytes: the body's are never decoded only to be encoded again (every event of every audit)."""
+    text = canonical_bytes(body)
+    return hashlib.sha256(prev_hash.encode("utf-8") + text).hexdigest()
 
 
 def new_salt() -> str:
