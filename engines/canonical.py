@@ -30,14 +30,19 @@ _PLAIN_TYPES = frozenset({dict, list, tuple, str, int, bool, type(None)})
 
 def canonical_bytes(value: Any) -> bytes:
     """The canonical UTF-8 bytes of plain data (what is hashed); raises NotCanonical on anything else."""
-    try:
-        text = orjson.dumps(value, option=_CANONICAL)
-    except orjson.JSONEncodeError as exc:
-        raise NotCanonical(f"not canonical JSON data: {exc}") from None
+    text = _written(value)
     refused = _refused(value)
     if refused is not None:
         raise NotCanonical(refused)
     return text
+
+
+def _written(value: Any) -> bytes:
+    """What orjson writes of ``value`` with sorted keys: its canonical bytes, if ``value`` is plain data."""
+    try:
+        return orjson.dumps(value, option=_CANONICAL)
+    except orjson.JSONEncodeError as exc:
+        raise NotCanonical(f"not canonical JSON data: {exc}") from None
 
 
 def canonical_json(value: Any) -> str:
@@ -48,6 +53,13 @@ def canonical_json(value: Any) -> str:
 def same_canonical(a: Any, b: Any) -> bool:
     """``canonical_bytes(a) == canonical_bytes(b)``, raising where that raises."""
     return canonical_bytes(a) == canonical_bytes(b)
+
+
+def same_as_hashed(value: Any, hashed: Any) -> bool:
+    """``same_canonical(value, hashed)`` where ``hashed`` is part of an event whose hash was just checked: its
+    bytes were found canonical then (``canonical_bytes`` of the whole event), so it is not walked again (the
+    audit compares every recomputed order, setup and outcome with the one recorded)."""
+    return canonical_bytes(value) == _written(hashed)
 
 
 def _refused(value: Any) -> str | None:

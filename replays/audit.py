@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from marshmallow import ValidationError
 
-from engines.canonical import same_canonical, sha256_hex
+from engines.canonical import same_as_hashed, sha256_hex
 from engines.contract import RuleError
 from engines.gate import admit
 from engines.rng import Rng
@@ -119,7 +119,7 @@ def _admitted(record: Record, event: Event) -> Finding | None:
                        clock.parse(event["at"]), event["data"]["phase"])
     except ValidationError as exc:
         return _found(f"the order does not fit its schema: {sorted(exc.messages)}")
-    return None if same_canonical(loaded, action) else _found("the order is not what its schema makes of it",
+    return None if same_as_hashed(loaded, action) else _found("the order is not what its schema makes of it",
                                                      (action, loaded, "/action"))
 
 
@@ -151,7 +151,7 @@ def _found(problem: str, values: tuple[Any, Any, str] | None = None) -> Finding:
 
 
 def _compared(recomputed: Any, recorded: Any, at: str, problem: str) -> Finding:
-    return {} if same_canonical(recomputed, recorded) else _found(problem, (recorded, recomputed, at))
+    return {} if same_as_hashed(recomputed, recorded) else _found(problem, (recorded, recomputed, at))
 
 
 def differences(recorded: Any, recomputed: Any, at: str = "", limit: int = DIFFERENCES_SHOWN
