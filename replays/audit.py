@@ -11,7 +11,7 @@ from marshmallow import ValidationError
 
 from engines.canonical import same_as_hashed, sha256_hex
 from engines.contract import RuleError
-from engines.gate import admit
+from engines.gate import Table, admit
 from engines.rng import Rng
 from eventlog import clock
 from eventlog.chained import Chained
@@ -32,6 +32,7 @@ def audit(events: Iterable[Event], seed: str | None) -> dict[str, Any]:
     divergences: list[dict[str, Any]] = []
     folding = Folding()
     record: Record = folding.record
+    tables = _Tables()
     checked = 0
     for _position, event in chain:  # up to a broken link: nothing after it can be trusted
         try:
@@ -39,7 +40,7 @@ def audit(events: Iterable[Event], seed: str | None) -> dict[str, Any]:
         except FoldError as exc:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
-        finding = _guarded(_recompute, record, event, seed)
+        finding = _guarded(_recompute, record, event, seed, tables)
         try:
             folded = folding.apply(event, step)
         except FoldError as exc:
@@ -86,11 +87,11 @@ Finding = dict[str, Any]
 DIFFERENCES_SHOWN = 20
 
 
-def _recompute(record: Record, event: Event, seed: str | None) -> Finding | None:
+def _recompute(record: Record, event: Event, seed: str | None, tables: "_Tables") -> Finding | None:
     """{} if a recomputed event matches, a finding if not, None if nothing to check."""
     kind = event["type"]
     if kind == "action.submitted":
-        return _admitted(record, event)
+        return _admitted(record, event, tables.of(record))
     if seed is None or kind not in RECOMPUTED:
         return None
     engine = engine_for(record)
@@ -110,17 +111,37 @@ def _recompute(record: Record, event: Event, seed: str | None) -> Finding | None
                      f"the outcome of the {event['type']} of {change['player']['id']} differs from the rules")
 
 
-def _admitted(record: Record, event: Event) -> Finding | None:
+def _admitted(record: Record, event: Event, table: Table) -> Finding | None:
     """A recorded order passes the gate again as it was decided: at its ``at``, for the phase it names, read by its
-    schema as recorded; None where it does (a rule it breaks is raised, and named by ``_guarded``)."""
+    schema as recorded; None where it does (a rule it breaks is raised, and named by ``_guarded``).
+    ``table``: ``table_of(record)``."""
     action = event["data"]["action"]
     try:
-        loaded = admit(engine_for(record), record["engine"], event["actor"], action, table_of(record),
+        loaded = admit(engine_for(record), record["engine"], event["actor"], action, table,
                        clock.parse(event["at"]), event["data"]["phase"])
     except ValidationError as exc:
         return _found(f"the order does not fit its schema: {sorted(exc.messages)}")
     return None if same_as_hashed(loaded, action) else _found("the order is not what its schema makes of it",
                                                      (action, loaded, "/action"))
+
+
+class _Tables:
+    """``table_of`` the record of each recorded order, made again only where a part it reads (status, phase,
+    players) is another object than last time: a fold replaces a record's parts and never changes them, so the
+    same parts give the same table, and a phase's orders come one after another."""
+
+    __slots__ = ("_parts", "_table")
+
+    def __init__(self) -> None:
+        self._parts: tuple[Any, Any, Any] | None = None
+        self._table = Table()
+
+    def of(self, record: Record) -> Table:
+        parts = (record["status"], record["phase"], record["players"])
+        last = self._parts
+        if last is None or parts[0] is not last[0] or parts[1] is not last[1] or parts[2] is not last[2]:
+            self._parts, self._table = parts, table_of(record)
+        return self._table
 
 
 def membership_change(record: Record, event: Event) -> dict[str, Any] | None:
