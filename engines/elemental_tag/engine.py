@@ -47,6 +47,13 @@ def history_entry(public: JSON) -> JSON:
             "squares": {p: q["pos"] for p, q in board["players"].items()}}
 
 
+# The prompts of the phases without a number in them (``phase``).
+PROMPTS = {
+    "bidding": "Round 1, who's it: bid in secret; the lowest bid is it, every other bid is paid.",
+    "placement": "Round 2: ask for a new random place (3 points) or keep yours.",
+}
+
+
 class ElementalTag(Versioned):
     """One version of the game: ``rulings`` (versions.py) are where its version differs from the others."""
 
@@ -147,12 +154,11 @@ class ElementalTag(Versioned):
             return None
         actors = tuple(p for p in state["roster"] if p in state["players"])  # ids in join order: p1, p2 ...
         awaiting = tuple(p for p in actors if p not in state["orders"])
-        prompt = {
-            "bidding": "Round 1, who's it: bid in secret; the lowest bid is it, every other bid is paid.",
-            "placement": "Round 2: ask for a new random place (3 points) or keep yours.",
-            "moving": f"Moving round {state['turn'] - 2}: choose one of nine directions; the it player also "
-                      "sends a tag list. Team actions may be sent too.",
-        }[stage]
+        if stage == "moving":  # only this phase's prompt is written (the gate asks for the phase of every order)
+            prompt = (f"Moving round {state['turn'] - 2}: choose one of nine directions; the it player also "
+                      "sends a tag list. Team actions may be sent too.")
+        else:
+            prompt = PROMPTS[stage]
         return Phase(stage, actors, awaiting, True, state["turn"], prompt)
 
     validate = staticmethod(orders.validate)
