@@ -45,6 +45,27 @@ def _written(value: Any) -> bytes:
         raise NotCanonical(f"not canonical JSON data: {exc}") from None
 
 
+def canonical_bytes_each(values: list[Any]) -> tuple[list[bytes], NotCanonical | None]:
+    """``canonical_bytes`` of each value in turn, up to the first that has none: their bytes, and the error that one
+    raises (None where all have).  The plainness walk is made once over them all, since its cost goes by the
+    levels of nesting, not by the values (a log's events: half of checking a chain when walked one by one);
+    only where it finds something are they walked one by one, to name the first."""
+    written: list[bytes] = []
+    error: NotCanonical | None = None
+    for value in values:
+        try:
+            written.append(_written(value))
+        except NotCanonical as exc:
+            error = exc
+            break
+    if written and _refused(values[:len(written)]) is not None:
+        for index, value in enumerate(values[:len(written)]):
+            refused = _refused(value)
+            if refused is not None:
+                return written[:index], NotCanonical(refused)
+    return written, error
+
+
 def canonical_json(value: Any) -> str:
     """``canonical_bytes(value)`` as text."""
     return canonical_bytes(value).decode("utf-8")

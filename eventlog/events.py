@@ -17,7 +17,7 @@ import secrets
 from datetime import datetime, timezone
 from typing import Any
 
-from engines.canonical import canonical_bytes
+from engines.canonical import canonical_bytes, canonical_bytes_each
 
 GENESIS = "0" * 64
 
@@ -36,9 +36,12 @@ def now_iso(moment: datetime | None = None) -> str:
 
 
 def event_hash(prev_hash: str, body: Event) -> str:
-    """The link: sha256 of the previous hash and the body's canonical bytes (NotCanonical where it has none).
-    Hashed as bytes: the body's are never decoded only to be encoded again (every event of every audit)."""
-    text = canonical_bytes(body)
+    """The link: sha256 of the previous hash and the body's canonical bytes (NotCanonical where it has none)."""
+    return _link(prev_hash, canonical_bytes(body))
+
+
+def _link(prev_hash: str, text: bytes) -> str:
+    """``event_hash`` from the body's canonical bytes ``text`` (hashed as bytes: never decoded to be encoded again)."""
     return hashlib.sha256(prev_hash.encode("utf-8") + text).hexdigest()
 
 
@@ -71,21 +74,33 @@ def chain_break(events: list[Event]) -> dict[str, Any] | None:
 
 def check_chain(events: list[Any], first: int = 1, prev: str = GENESIS) -> dict[str, Any] | None:
     """``chain_break`` from where a part of a log starts (``eventlog.chained``): ``first`` and ``prev`` are the seq
-    and prev_hash the first of ``events`` must have; the seq of a break counts positions from ``first``."""
+    and prev_hash the first of ``events`` must have; the seq of a break counts positions from ``first``.
+
+    An event's checks come in this order: an object, its seq, its prev_hash, canonical bytes, its hash; the first
+    that fails names the break.  The bodies' canonical bytes are made together (``canonical_bytes_each``: one
+    plainness walk for them all), so the seqs and links are read first, up to the first that does not follow."""
+    bodies: list[Event] = []
+    broken: dict[str, Any] | None = None
+    link: Any = prev
     for index, event in enumerate(events, start=first):
         if not isinstance(event, dict):
-            return {"seq": index, "problem": "event is not an object"}
+            broken = {"seq": index, "problem": "event is not an object"}
+            break
         if event.get("seq") != index:
-            return {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}
-        if event.get("prev_hash") != prev:
-            return {"seq": index, "problem": "prev_hash does not match the previous event's hash"}
-        try:
-            body = dict(event)  # the event without its hash: a copy in C, then one key out
-            body.pop("hash", None)
-            expected = event_hash(prev, body)
-        except TypeError as exc:  # NotCanonical
-            return {"seq": index, "problem": f"event is not canonical JSON: {exc}"}
-        if event.get("hash") != expected:
+            broken = {"seq": index, "problem": f"expected seq {index}, found {event.get('seq')!r}"}
+            break
+        if event.get("prev_hash") != link:
+            broken = {"seq": index, "problem": "prev_hash does not match the previous event's hash"}
+            break
+        body = dict(event)  # the event without its hash: a copy in C, then one key out
+        body.pop("hash", None)
+        bodies.append(body)
+        link = event.get("hash")  # checked below, before anything after it counts
+    written, error = canonical_bytes_each(bodies)
+    for index, (event, text) in enumerate(zip(events, written), start=first):
+        if event.get("hash") != _link(prev, text):
             return {"seq": index, "problem": "hash does not match the event's content"}
         prev = event["hash"]
-    return None
+    if error is not None:
+        return {"seq": first + len(written), "problem": f"event is not canonical JSON: {error}"}
+    return broken

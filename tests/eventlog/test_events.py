@@ -87,6 +87,30 @@ def test_an_event_that_is_not_canonical_json_is_named_by_its_seq(odd: object) ->
         assert broken is not None and broken["seq"] == 4 and "not canonical" in broken["problem"]
 
 
+def test_the_first_break_is_named_whichever_check_finds_it() -> None:
+    """The bodies' canonical bytes are made together (one plainness walk): still, of several breaks the first is
+    named, and in one event the checks' order holds (links, canonical bytes, then the hash)."""
+    floated, prev = [], GENESIS
+    for seq in range(1, 9):  # every link hashed over orjson's bytes, as a forger could: events 3 and 6 are not plain
+        body = {"seq": seq, "type": "note", "actor": _Text("gm") if seq == 6 else "gm",  # orjson refuses it
+                "at": "2026-01-01T00:00:00.000000Z", "data": {"n": 0.5 if seq == 3 else seq},  # the walk does
+                "prev_hash": prev}
+        written = orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS, default=str)
+        prev = hashlib.sha256(prev.encode() + written).hexdigest()
+        floated.append({**body, "hash": prev})
+    not_plain = {"seq": 3, "problem": "event is not canonical JSON: floats are not allowed in canonical data"}
+    assert check_chain(floated) == not_plain
+    assert check_chain(floated[3:], 4, floated[2]["hash"])["seq"] == 6  # the one orjson refuses
+    changed = copy.deepcopy(floated)
+    changed[1]["data"]["n"] = 99  # a hash that does not match, before the event that is not canonical
+    assert check_chain(changed) == {"seq": 2, "problem": "hash does not match the event's content"}
+    rehashed = copy.deepcopy(floated)
+    rehashed[2]["hash"] = "f" * 64  # not canonical and a wrong hash: canonical bytes are checked first
+    assert check_chain(rehashed) == not_plain
+    relinked = floated[:2] + [{**floated[2], "prev_hash": "0" * 64}] + floated[3:]  # the link is checked first
+    assert check_chain(relinked) == {"seq": 3, "problem": "prev_hash does not match the previous event's hash"}
+
+
 def test_an_event_that_is_not_an_object_is_named_after_the_links_before_it() -> None:
     events = _chain(6)
     assert check_chain(events[:3] + [["not", "an", "event"]] + events[4:]) == {
