@@ -20,9 +20,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from nacl.exceptions import BadSignatureError, CryptoError
+from nacl.signing import SigningKey, VerifyKey
 
 ED25519 = b"\x01"
 DASH = "\u2014 "
@@ -59,8 +58,8 @@ class Verifier:
 
     def verifies(self, text: bytes, signature: bytes) -> bool:
         try:
-            Ed25519PublicKey.from_public_bytes(self.public).verify(signature, text)
-        except InvalidSignature:
+            VerifyKey(self.public).verify(text, signature)
+        except (BadSignatureError, CryptoError, ValueError, TypeError):  # a bad signature, or not a key at all
             return False
         return True
 
@@ -68,33 +67,31 @@ class Verifier:
 @dataclass(frozen=True)
 class Signer:
     name: str
-    private: Ed25519PrivateKey
+    private: SigningKey
 
     @cached_property
     def verifier(self) -> Verifier:
         """Computed once: a receipt is signed on every order."""
-        public = self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        public = self.private.verify_key.encode()
         return Verifier(self.name, key_id(self.name, public), public)
 
     @property
     def skey(self) -> str:
         """The signer key in Go's text form (a secret: it goes in the key file only)."""
-        from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
-
-        seed = self.private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        seed = self.private.encode()
         return f"PRIVATE+KEY+{self.name}+{self.verifier.id.hex()}+{base64.b64encode(ED25519 + seed).decode()}"
 
     def sign(self, text: str) -> str:
         """The signed note of ``text`` (which must be a valid note text, ending in a newline)."""
         _check_text(text)
-        signature = self.verifier.id + self.private.sign(text.encode())
+        signature = self.verifier.id + self.private.sign(text.encode()).signature
         return f"{text}\n{DASH}{self.name} {base64.b64encode(signature).decode()}\n"
 
 
 def generate(name: str) -> Signer:
     if not valid_name(name):
         raise NoteError(f"a key name must be non-empty, without spaces or '+': {name!r}")
-    return Signer(name, Ed25519PrivateKey.generate())
+    return Signer(name, SigningKey.generate())
 
 
 def parse_vkey(vkey: str) -> Verifier:
@@ -119,7 +116,7 @@ def parse_skey(skey: str) -> Signer:
     material = _b64(parts[4], "the signer key's seed")
     if material[:1] != ED25519 or len(material) != 33:
         raise NoteError("the signer key is not an Ed25519 seed (0x01 and 32 bytes)")
-    signer = Signer(parts[2], Ed25519PrivateKey.from_private_bytes(material[1:]))
+    signer = Signer(parts[2], SigningKey(material[1:]))
     if signer.verifier.id.hex() != parts[3]:
         raise NoteError("the signer key's id does not match its name and key")
     return signer
@@ -138,7 +135,7 @@ def open_note(note: str, verifiers: list[Verifier]) -> Opened:
     known key's signature that fails rejects the whole note."""
     if not isinstance(note, str) or len(note.encode()) > MAX_NOTE_BYTES:
         raise NoteError("a note is a text of at most 16 KiB")
-    if any(ord(c) < 0x20 and c != "\n" for c in note) or not note.endswith("\n"):
+    if _CONTROL.search(note) or not note.endswith("\n"):
         raise NoteError("malformed note: control characters, or no final newline")
     split = note.rfind("\n\n")
     if split < 0:
