@@ -20,13 +20,14 @@ from bench.common import ROOT, Budget, Stack, say
 
 # In the order they run: every row with a floor first (the orders ratio, the deadline storm and storage
 # before the rest), the exploratory gunicorn settings last.  Every one runs in a full run; ``--only`` runs one.
-BENCHMARKS = ("orders", "storm", "storage", "reads", "replay", "fanout", "fold", "receipts", "console", "gunicorn")
+BENCHMARKS = ("orders", "storm", "storage", "reads", "replay", "fanout", "fold", "receipts", "instructions", "console",
+              "gunicorn")
 # Seconds each took at full size on two cores shared with eight other agents' test suites (load average
 # 11-14, run 2 of 2026-11-28).  What is left of the budget is shared out in these proportions as each
 # benchmark starts; where a share is short of its plan, the benchmark measures fewer repeats and smaller
 # sizes (``Budget.sized``: games created, events played, seconds of load), never nothing.
 PLANNED_S = {"orders": 80, "storm": 100, "storage": 115, "reads": 68, "replay": 26, "fanout": 85, "fold": 76,
-             "receipts": 30, "console": 45, "gunicorn": 50}
+             "receipts": 30, "instructions": 40, "console": 45, "gunicorn": 50}
 BUDGET_S = 550.0  # the issue's ten minutes, less start-up, teardown, plotting and a margin for a loaded machine
 QUICK_BUDGET_S = 150.0
 

@@ -1,0 +1,61 @@
+"""Instructions per order, counted (a report row beside benchmark 1): the order path's WSGI app against the
+baseline's, each driven in process with the same bodies on the same Redis, under valgrind's callgrind.
+
+The throughput ratio of benchmark 1 moves with the host (0.55 to 0.79 for the same code on shared machines):
+an instruction count does not, so it tells a change in the code from a change in the machine.  Counted from the
+app's WSGI call to its last byte, so neither gunicorn's HTTP parsing nor a test client is in it, and only the
+probe's own process: Redis's work is not.  Also counted: signing one receipt, the part of an order that is one
+library call (``runtime.signing.Keys.receipt``).  Needs ``valgrind`` and ``callgrind_control`` (Debian's
+valgrind); skipped, saying so, without them.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+from bench.common import ROOT, Stack, child_env, say
+from bench.orders import _requests
+from bench.report import row, skipped
+
+MEASURE = "instructions per order, in process (callgrind)"
+SIDES = ("baseline", "full", "signing")
+
+
+def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        result["summary"] = [skipped(MEASURE, "report", "valgrind (callgrind) is not installed")]
+        return
+    count = 20 if quick else 300
+    items = _requests(stack.context(), 8 if quick else 50)
+    counted: dict[str, float] = {}
+    for side in SIDES:
+        out = stack.workdir / f"callgrind.{side}.out"
+        spec = {"side": side, "count": count, "warm": 10 if quick else 100, "requests": items}
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+             sys.executable, "-m", "bench.instructions_probe"],
+            input=json.dumps(spec), capture_output=True, text=True, cwd=ROOT, env=child_env(stack.settings),
+            timeout=stack.budget.box(600))
+        if done.returncode != 0:
+            raise RuntimeError(f"instructions ({side}): the probe failed: {done.stderr[-2000:]}")
+        counted[side] = _total(out.read_text()) / count
+        say(f"instructions: {side} {counted[side] / 1e6:.3f} M per {'receipt' if side == 'signing' else 'order'}")
+    full, base = counted["full"], counted["baseline"]
+    result.update(count=count, per_order=counted)
+    result["summary"] = [
+        row(MEASURE, full, "instr", base, base / full, "report", None,
+            f"{count} orders each side; ratio = baseline / order path, as benchmark 1's"),
+        row("instructions of the receipt's signature, in an order", counted["signing"], "instr", full,
+            counted["signing"] / full, "report", None, "its share of the order path's count"),
+    ]
+
+
+def _total(callgrind_out: str) -> int:
+    """The events counted while instrumentation was on (the file's ``totals:`` line)."""
+    for line in callgrind_out.splitlines():
+        if line.startswith("totals:"):
+            return int(line.split()[1])
+    raise RuntimeError("callgrind wrote no totals")
