@@ -95,11 +95,14 @@ class GoldenStrider(Engine):
         stage = state["stage"]
         if stage == "over":
             return None
-        actors = _actors(state, stage)
-        if stage == "round":
-            waiting = {r["owner"] for r in race.active(state) if r["id"] not in state["orders"]}
+        if stage == "round":  # the runners still in the race, read once (the gate asks at every order)
+            runners = race.active(state)
+            actors = _owners(state, runners)
+            orders = state["orders"]
+            waiting = {r["owner"] for r in runners if r["id"] not in orders}
             prompt = f"Round {state['round']}: play one card per runner (move + bank)."
         else:
+            actors = _actors(state, stage)
             done = state["accusations"] if stage == "accusation" else state["algorithms"]
             waiting = {p for p in actors if p not in done}
             prompt = (
@@ -107,7 +110,7 @@ class GoldenStrider(Engine):
                 else "Submit your robot's algorithm."
             )
         return Phase(
-            stage, tuple(actors), tuple(p for p in actors if p in waiting), True,
+            stage, tuple(actors), tuple([p for p in actors if p in waiting]), True,
             state["round"] if stage == "round" else None, prompt,
         )
 
@@ -253,8 +256,9 @@ def _actors(state: State, stage: str) -> list[str]:
     return [p["id"] for p in state["players"] if p["id"] not in state["departed"]]
 
 
-def _owners(state: State) -> list[str]:
-    owners = {r["owner"] for r in race.active(state)}
+def _owners(state: State, runners: list[JSON] | None = None) -> list[str]:
+    """The players who own a runner still in the race (``runners``: ``race.active(state)`` if read already)."""
+    owners = {r["owner"] for r in (race.active(state) if runners is None else runners)}
     return [p["id"] for p in state["players"] if p["id"] in owners]
 
 
