@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from marshmallow import Schema
 
 from engines.canonical import roundtrip
-from engines.contract import GM, Engine, JSON, RuleError, State, not_now
+from engines.contract import GM, Engine, JSON, Phase, RuleError, State, not_now
 
 # The rules the gate's refusals name: one per case, the same for every game.
 GAME_OVER = "game over"
@@ -79,12 +79,14 @@ def instance(schema: type[Schema]) -> Schema:
 
 
 def admit(engine: Engine, state: State, actor: str, action: JSON, table: Table = OPEN,
-          now: datetime | None = None, phase: int | None = None) -> JSON:
+          now: datetime | None = None, phase: int | None = None,
+          phase_of: Callable[[Engine, State], Phase | None] | None = None) -> JSON:
     """``action`` as its schema reads it, if ``actor`` may send it at ``now``: who, when, its form, then the rules;
     else a RuleError (a marshmallow ValidationError for its form).
 
     ``phase``: the phase the order was decided for (a live order's first look, a recorded order's ``phase``); it
-    must be the one open, so an order is never moved into the phase after the one its sender saw."""
+    must be the one open, so an order is never moved into the phase after the one its sender saw.  ``phase_of``:
+    ``engine.phase(state)`` as a caller that has it already gives it (the audit, after a resolution)."""
     spec = engine.actions[action_type(engine, action.get("type"))]
     if (spec.actor == "gm") != (actor == GM):
         raise RuleError(WRONG_ACTOR, f"{spec.name} is not an order for {'the GM' if actor == GM else 'a player'}",
@@ -93,7 +95,7 @@ def admit(engine: Engine, state: State, actor: str, action: JSON, table: Table =
         raise not_now(LEFT, "You have left this game (quit or ejected): you send no more orders.")
     check_open(table, now, phase)
     action = load_action(engine, action)
-    current = engine.phase(state)
+    current = engine.phase(state) if phase_of is None else phase_of(engine, state)
     if current is None:
         raise not_now(GAME_OVER, "The game is over.")
     if spec.phases and current.name not in spec.phases:

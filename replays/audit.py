@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Iterator
 from marshmallow import ValidationError
 
 from engines.canonical import same_as_hashed, sha256_hex
-from engines.contract import RuleError
+from engines.contract import Engine, Phase, RuleError, State
 from engines.gate import Table, admit
 from engines.rng import Rng
 from eventlog import clock
@@ -32,7 +32,7 @@ def audit(events: Iterable[Event], seed: str | None) -> dict[str, Any]:
     divergences: list[dict[str, Any]] = []
     folding = Folding()
     record: Record = folding.record
-    tables = _Tables()
+    known = _Known()
     checked = 0
     for _position, event in chain:  # up to a broken link: nothing after it can be trusted
         try:
@@ -40,7 +40,7 @@ def audit(events: Iterable[Event], seed: str | None) -> dict[str, Any]:
         except FoldError as exc:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break
-        finding = _guarded(_recompute, record, event, seed, tables)
+        finding = _guarded(_recompute, record, event, seed, known)
         try:
             folded = folding.apply(event, step)
         except FoldError as exc:
@@ -51,7 +51,7 @@ def audit(events: Iterable[Event], seed: str | None) -> dict[str, Any]:
             divergences.append({"seq": exc.seq, "check": "fold", "problem": exc.message})
             break  # nothing after an event that does not fit the game can be folded
         if finding == {} and (event["type"] == "phase.resolved" or event["type"] in MEMBERSHIP):
-            finding = _guarded(_follows, record, folded, event)
+            finding = _guarded(_follows, record, folded, event, known)
         if finding is not None:
             checked += 1
             if finding:
@@ -87,11 +87,11 @@ Finding = dict[str, Any]
 DIFFERENCES_SHOWN = 20
 
 
-def _recompute(record: Record, event: Event, seed: str | None, tables: "_Tables") -> Finding | None:
+def _recompute(record: Record, event: Event, seed: str | None, known: "_Known") -> Finding | None:
     """{} if a recomputed event matches, a finding if not, None if nothing to check."""
     kind = event["type"]
     if kind == "action.submitted":
-        return _admitted(record, event, tables.of(record))
+        return _admitted(record, event, known)
     if seed is None or kind not in RECOMPUTED:
         return None
     engine = engine_for(record)
@@ -111,37 +111,46 @@ def _recompute(record: Record, event: Event, seed: str | None, tables: "_Tables"
                      f"the outcome of the {event['type']} of {change['player']['id']} differs from the rules")
 
 
-def _admitted(record: Record, event: Event, table: Table) -> Finding | None:
+def _admitted(record: Record, event: Event, known: "_Known") -> Finding | None:
     """A recorded order passes the gate again as it was decided: at its ``at``, for the phase it names, read by its
-    schema as recorded; None where it does (a rule it breaks is raised, and named by ``_guarded``).
-    ``table``: ``table_of(record)``."""
+    schema as recorded; None where it does (a rule it breaks is raised, and named by ``_guarded``)."""
     action = event["data"]["action"]
     try:
-        loaded = admit(engine_for(record), record["engine"], event["actor"], action, table,
-                       clock.parse(event["at"]), event["data"]["phase"])
+        loaded = admit(engine_for(record), record["engine"], event["actor"], action, known.table(record),
+                       clock.parse(event["at"]), event["data"]["phase"], known.phase)
     except ValidationError as exc:
         return _found(f"the order does not fit its schema: {sorted(exc.messages)}")
     return None if same_as_hashed(loaded, action) else _found("the order is not what its schema makes of it",
                                                      (action, loaded, "/action"))
 
 
-class _Tables:
-    """``table_of`` the record of each recorded order, made again only where a part it reads (status, phase,
-    players) is another object than last time: a fold replaces a record's parts and never changes them, so the
-    same parts give the same table, and a phase's orders come one after another."""
+class _Known:
+    """What an audit asks again and again of the same objects, made again only where they are other objects: a
+    fold replaces a record's parts and an engine's state, never changes them, so the same objects give the same
+    answer.  The gate's table (a phase's orders come one after another) and the engine's phase of the last state
+    asked about (asked after a resolution, then by the gate at the next order, of the same state)."""
 
-    __slots__ = ("_parts", "_table")
+    __slots__ = ("_parts", "_table", "_state", "_phase")
 
     def __init__(self) -> None:
         self._parts: tuple[Any, Any, Any] | None = None
         self._table = Table()
+        self._state: Any = None
+        self._phase: Phase | None = None
 
-    def of(self, record: Record) -> Table:
+    def table(self, record: Record) -> Table:
+        """``table_of(record)``."""
         parts = (record["status"], record["phase"], record["players"])
         last = self._parts
         if last is None or parts[0] is not last[0] or parts[1] is not last[1] or parts[2] is not last[2]:
             self._parts, self._table = parts, table_of(record)
         return self._table
+
+    def phase(self, engine: Engine, state: State) -> Phase | None:
+        """``engine.phase(state)`` (a game's log has one engine)."""
+        if state is not self._state or self._state is None:
+            self._state, self._phase = state, engine.phase(state)
+        return self._phase
 
 
 def membership_change(record: Record, event: Event) -> dict[str, Any] | None:
@@ -208,13 +217,13 @@ def differences(recorded: Any, recomputed: Any, at: str = "", limit: int = DIFFE
     return found, total
 
 
-def _follows(before: Record, after: Record, event: Event) -> Finding:
+def _follows(before: Record, after: Record, event: Event, known: _Known) -> Finding:
     """{} if what follows a resolution or a membership change is what the rules give: the same phase
     going on, the next one, or the end with its result."""
     engine = engine_for(after)
     state = after["engine"]
     data = event["data"]
-    phase = engine.phase(state)
+    phase = known.phase(engine, state)
     following = None if phase is None else phase.name
     if event["type"] == "phase.resolved":
         what = f"the phase after {data['number']}"
