@@ -96,6 +96,11 @@ def _names_the_cause(error: dict, kind: str, field: str, why: str) -> None:
         assert isinstance(error["details"].get("rule"), str) and error["details"]["rule"], (why, error)
 
 
+def _a_list(field: fields.Field) -> bool:
+    """A list field: a List, or a Nested schema taken many times (a list of objects)."""
+    return isinstance(field, fields.List) or isinstance(field, fields.Nested) and bool(field.many)
+
+
 def _wrong_types(field: fields.Field) -> list[Any]:
     if isinstance(field, (fields.Integer, fields.Float, fields.Decimal)):
         return ["seven", 1.5, True, None, [3], {"n": 3}]
@@ -103,7 +108,7 @@ def _wrong_types(field: fields.Field) -> list[Any]:
         return ["maybe", 2, None, []]
     if isinstance(field, (fields.String, fields.DateTime)):
         return [12345, True, ["x"], {"x": 1}]
-    if isinstance(field, fields.List):
+    if _a_list(field):
         return ["not a list", 7, {"x": 1}]
     if isinstance(field, (fields.Dict, fields.Nested)):
         return ["not an object", 7, [1, 2]]
@@ -122,7 +127,7 @@ def _hostile_values(field: fields.Field) -> list[Any]:
             return [v for v in ("x" * (length.min - 1) if length.min else None,
                                 "x" * (length.max + 1) if length.max else None) if v is not None]
         return ["no-such-thing", "p99", "", "x" * 5000, "\u0000", "../../etc/passwd"]
-    if isinstance(field, fields.List):
+    if _a_list(field):
         return [[], [None], ["no-such-thing"] * 50, [[[]]], [10**12]]
     if isinstance(field, fields.Nested):
         return [{}, {"no_such_field": 1}]
