@@ -152,8 +152,9 @@ class ElementalTag(Versioned):
         stage = state["stage"]
         if stage == "over":
             return None
-        actors = tuple(p for p in state["roster"] if p in state["players"])  # ids in join order: p1, p2 ...
-        awaiting = tuple(p for p in actors if p not in state["orders"])
+        players, orders = state["players"], state["orders"]
+        actors = tuple([p for p in state["roster"] if p in players])  # ids in join order: p1, p2 ...
+        awaiting = tuple([p for p in actors if p not in orders])
         if stage == "moving":  # only this phase's prompt is written (the gate asks for the phase of every order)
             prompt = (f"Moving round {state['turn'] - 2}: choose one of nine directions; the it player also "
                       "sends a tag list. Team actions may be sent too.")
