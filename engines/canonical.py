@@ -91,11 +91,11 @@ def _refused(value: Any) -> str | None:
     a str, int, bool or None.  orjson has bounded the nesting, so the walk ends."""
     level = [value]
     while level:
-        kinds = set(map(type, level))
-        if not kinds <= _PLAIN_TYPES:
+        if not _PLAIN_TYPES.issuperset(map(type, level)):  # no set of the level's types is made where all are plain
+            kinds = set(map(type, level)) - _PLAIN_TYPES
             if float in kinds:
                 return "floats are not allowed in canonical data"
-            return f"{min(kind.__name__ for kind in kinds - _PLAIN_TYPES)} is not JSON data"
+            return f"{min(kind.__name__ for kind in kinds)} is not JSON data"
         level = gc.get_referents(*level)
     return None
 
