@@ -271,12 +271,15 @@ def team_actions(state: State, board: Board, changes: list[JSON], rng: Rng) -> t
         team["members"] = [m for m in team["members"] if m != player]
         new_team(board, None, [player], options["newcomer_points"])
 
-    for player in _acts(state, board, "leave"):
+    # The kinds of team action sent this round ("eject" for every "eject:p5"): a step no one asked for changes
+    # nothing, and is not walked team by team (a round most often has one or two kinds, or none).
+    asked = {key.partition(":")[0] for acts in state["acts"].values() for key in acts}
+    for player in _acts(state, board, "leave") if "leave" in asked else ():
         tid = board["players"][player]["team"]
         if board["teams"][tid]["element"] is not None and len(board["teams"][tid]["members"]) >= 3:
             go_alone(player)
             events.append({"event": "left", "player": player, "team": tid})
-    for tid in sorted(board["teams"], key=by_id):
+    for tid in sorted(board["teams"], key=by_id) if "eject" in asked else ():
         for target in list(board["teams"].get(tid, {}).get("members", [])):
             members = board["teams"][tid]["members"]
             others = [m for m in members if m != target]
@@ -284,7 +287,7 @@ def team_actions(state: State, board: Board, changes: list[JSON], rng: Rng) -> t
                 go_alone(target)
                 charge(board, changes, tid, options["eject_cost"], "ejection")
                 events.append({"event": "ejected", "player": target, "team": tid})
-    for tid in sorted(board["teams"], key=by_id):
+    for tid in sorted(board["teams"], key=by_id) if "disband" in asked else ():
         team = board["teams"][tid]
         members = team["members"]
         if team["element"] is None or len(members) != 2 or _yes(state, members, "disband") != 2:
@@ -297,7 +300,8 @@ def team_actions(state: State, board: Board, changes: list[JSON], rng: Rng) -> t
         events.append({"event": "disbanded", "team": tid, "element": team["element"], "players": members})
         if odd:
             draws[f"disband {tid}"] = {"among": members, "index": lucky}
-    _form_teams(state, board, events, draws, rng)
+    if "form" in asked:
+        _form_teams(state, board, events, draws, rng)
     for applicant in sorted(state["applications"], key=by_id):
         tid = element_team(board, state["applications"][applicant])
         if tid is None or applicant not in board["players"] or team_of(board, applicant)["element"] is not None:
