@@ -66,7 +66,11 @@ def action_type(engine: Engine, kind: object) -> str:
 def load_action(engine: Engine, action: JSON) -> JSON:
     """Schema-check one order ``{"type": ..., ...}``; returns it with defaults filled in, as stored
     (raises marshmallow's ValidationError)."""
-    kind = action_type(engine, action.get("type"))
+    return _loaded(engine, action_type(engine, action.get("type")), action)
+
+
+def _loaded(engine: Engine, kind: str, action: JSON) -> JSON:
+    """``load_action`` of an order whose type ``kind`` was read already (``admit``)."""
     body = {k: v for k, v in action.items() if k != "type"}
     return roundtrip({"type": kind, **instance(engine.actions[kind].schema).load(body)})
 
@@ -87,14 +91,15 @@ def admit(engine: Engine, state: State, actor: str, action: JSON, table: Table =
     ``phase``: the phase the order was decided for (a live order's first look, a recorded order's ``phase``); it
     must be the one open, so an order is never moved into the phase after the one its sender saw.  ``phase_of``:
     ``engine.phase(state)`` as a caller that has it already gives it (the audit, after a resolution)."""
-    spec = engine.actions[action_type(engine, action.get("type"))]
+    kind = action_type(engine, action.get("type"))
+    spec = engine.actions[kind]
     if (spec.actor == "gm") != (actor == GM):
         raise RuleError(WRONG_ACTOR, f"{spec.name} is not an order for {'the GM' if actor == GM else 'a player'}",
                         status=403)
     if actor in table.departed:
         raise not_now(LEFT, "You have left this game (quit or ejected): you send no more orders.")
     check_open(table, now, phase)
-    action = load_action(engine, action)
+    action = _loaded(engine, kind, action)
     current = engine.phase(state) if phase_of is None else phase_of(engine, state)
     if current is None:
         raise not_now(GAME_OVER, "The game is over.")
