@@ -101,14 +101,7 @@ class Phase(NamedTuple):
     prompt: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "actors": list(self.actors),
-            "awaiting": list(self.awaiting),
-            "sealed": self.sealed,
-            "round": self.round,
-            "prompt": self.prompt,
-        }
+        return {**self._asdict(), "actors": list(self.actors), "awaiting": list(self.awaiting)}
 
 
 class RuleError(Exception):
