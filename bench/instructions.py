@@ -30,30 +30,14 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
         return
     count = 20 if quick else 300
     items = _requests(stack.context(), 8 if quick else 50)
-    # The three run at once: an instruction count does not depend on what else the machine is doing.
-    probes = {}
-    for side in SIDES:
-        out = stack.workdir / f"callgrind.{side}.out"
-        spec = {"side": side, "count": count, "warm": 10 if quick else 100, "requests": items}
-        process = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
-             sys.executable, "-m", "bench.instructions_probe"],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=open(stack.workdir / f"{side}.log", "w"),
-            text=True, cwd=ROOT, env=child_env(stack.settings))
-        stack.processes.append(process)
-        assert process.stdin is not None
-        process.stdin.write(json.dumps(spec))
-        process.stdin.close()
-        probes[side] = (process, out)
+    spec = {"count": count, "warm": 10 if quick else 100, "requests": items}
     counted: dict[str, float] = {}
-    for side, (process, out) in probes.items():
-        process.wait(timeout=stack.budget.box(600))
-        stack.processes.remove(process)
-        if process.returncode != 0:
-            log = (stack.workdir / f"{side}.log").read_text()
-            raise RuntimeError(f"instructions ({side}): the probe failed: {log[-2000:]}")
-        counted[side] = _total(out.read_text()) / count
-        say(f"instructions: {side} {counted[side] / 1e6:.3f} M per {'receipt' if side == 'signing' else 'order'}")
+    if quick:  # one at a time: in the test suite three valgrinds at once starve the browser tests beside them
+        for side in SIDES:
+            counted[side] = _counted(stack, side, _probe(stack, side, spec), count)
+    else:  # at once: an instruction count does not depend on what else the machine is doing
+        probes = {side: _probe(stack, side, spec) for side in SIDES}
+        counted = {side: _counted(stack, side, process, count) for side, process in probes.items()}
     full, base = counted["full"], counted["baseline"]
     result.update(count=count, per_order=counted)
     result["summary"] = [
@@ -62,6 +46,33 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
         row("instructions of the receipt's signature, in an order", counted["signing"], "instr", full,
             counted["signing"] / full, "report", None, "its share of the order path's count"),
     ]
+
+
+def _probe(stack: Stack, side: str, spec: dict[str, Any]) -> subprocess.Popen:
+    """``bench.instructions_probe`` under callgrind for ``side``, started (its spec already sent)."""
+    process = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+         f"--callgrind-out-file={stack.workdir / f'callgrind.{side}.out'}", sys.executable, "-m",
+         "bench.instructions_probe"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=open(stack.workdir / f"{side}.log", "w"),
+        text=True, cwd=ROOT, env=child_env(stack.settings))
+    stack.processes.append(process)
+    assert process.stdin is not None
+    process.stdin.write(json.dumps({**spec, "side": side}))
+    process.stdin.close()
+    return process
+
+
+def _counted(stack: Stack, side: str, process: subprocess.Popen, count: int) -> float:
+    """The instructions per call ``process`` counted, once it has ended."""
+    process.wait(timeout=stack.budget.box(600))
+    stack.processes.remove(process)
+    if process.returncode != 0:
+        log = (stack.workdir / f"{side}.log").read_text()
+        raise RuntimeError(f"instructions ({side}): the probe failed: {log[-2000:]}")
+    per_call = _total((stack.workdir / f"callgrind.{side}.out").read_text()) / count
+    say(f"instructions: {side} {per_call / 1e6:.3f} M per {'receipt' if side == 'signing' else 'order'}")
+    return per_call
 
 
 def _total(callgrind_out: str) -> int:
