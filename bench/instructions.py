@@ -28,9 +28,9 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         result["summary"] = [skipped(MEASURE, "report", "valgrind (callgrind) is not installed")]
         return
-    count = 20 if quick else 300
-    items = _requests(stack.context(), 8 if quick else 50)
-    spec = {"count": count, "warm": 10 if quick else 100, "requests": items}
+    count = 5 if quick else 300
+    items = _requests(stack.context(), 2 if quick else 50)
+    spec = {"count": count, "warm": 3 if quick else 100, "requests": items}
     counted: dict[str, float] = {}
     if quick:  # one at a time: in the test suite three valgrinds at once starve the browser tests beside them
         for side in SIDES:
