@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -40,24 +41,45 @@ def redis_cli() -> str | None:
     return shutil.which("redis-cli")
 
 
+ATTEMPTS = 3  # a node whose port another process took between our choosing it and its binding it exits: start anew
+
+
+class NodeExited(RuntimeError):
+    """A node's process ended before it answered (its port or bus port was taken meanwhile)."""
+
+
 def start(directory: Path, timeout: float = 20.0, primaries: int = PRIMARIES, replicas: int = 0,
           full_coverage: bool = True, node_timeout_ms: int | None = None) -> LocalCluster:
     """Start the nodes, join them with ``redis-cli --cluster create``, wait for cluster_state:ok.  The outage
     tests ask for replicas, partial coverage and a short node timeout, so that a failover happens in seconds."""
+    for attempt in range(ATTEMPTS):
+        try:
+            return _start(directory / f"attempt{attempt}", timeout, primaries, replicas, full_coverage,
+                          node_timeout_ms)
+        except NodeExited:
+            if attempt == ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _start(directory: Path, timeout: float, primaries: int, replicas: int, full_coverage: bool,
+           node_timeout_ms: int | None) -> LocalCluster:
     server = embedded_redis.find_binary()
     cli = redis_cli()
     if cli is None:
         raise RuntimeError("redis-cli is not on PATH")
     # Each node also needs a bus port; set it explicitly (port + 10000 may be past 65535).
-    ports = [embedded_redis.free_port() for _ in range(primaries * (1 + replicas))]
+    nodes_count = primaries * (1 + replicas)
+    chosen = _free_ports(2 * nodes_count)
+    ports, bus_ports = chosen[:nodes_count], chosen[nodes_count:]
     cluster = LocalCluster(ports)
     tuning = ["--cluster-require-full-coverage", "yes" if full_coverage else "no"] + (
         ["--cluster-node-timeout", str(node_timeout_ms)] if node_timeout_ms else [])
     try:
-        for index, port in enumerate(ports):
+        for index, (port, bus_port) in enumerate(zip(ports, bus_ports)):
             node_dir = (directory / f"node{index}").resolve()
             node_dir.mkdir(parents=True, exist_ok=True)
-            args = [server, "--port", str(port), "--cluster-port", str(embedded_redis.free_port()),
+            args = [server, "--port", str(port), "--cluster-port", str(bus_port),
                     "--bind", "127.0.0.1", "--dir", str(node_dir), "--cluster-enabled", "yes",
                     "--cluster-config-file", "nodes.conf", *tuning, "--save", "", "--appendonly", "no",
                     "--daemonize", "no", "--logfile", str(node_dir / "redis.log")]
@@ -79,6 +101,18 @@ def start(directory: Path, timeout: float = 20.0, primaries: int = PRIMARIES, re
         raise
 
 
+def _free_ports(count: int) -> list[int]:
+    """``count`` distinct free ports: held open together while chosen, so none is handed out twice."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
 def _wait(check, limit: float, message: str, process: subprocess.Popen | None = None) -> None:
     while True:
         try:
@@ -86,6 +120,8 @@ def _wait(check, limit: float, message: str, process: subprocess.Popen | None = 
                 return
         except redis.RedisError:
             pass
-        if time.monotonic() > limit or (process is not None and process.poll() is not None):
+        if process is not None and process.poll() is not None:
+            raise NodeExited(message)
+        if time.monotonic() > limit:
             raise RuntimeError(message)
         time.sleep(0.05)
