@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from nacl.exceptions import CryptoError
+from nacl.exceptions import BadSignatureError, CryptoError
 from nacl.signing import SigningKey, VerifyKey
 
 ED25519 = b"\x01"
@@ -59,7 +59,7 @@ class Verifier:
     def verifies(self, text: bytes, signature: bytes) -> bool:
         try:
             VerifyKey(self.public).verify(text, signature)
-        except CryptoError:  # a bad signature, or not a key at all (PyNaCl's every error is one)
+        except (BadSignatureError, CryptoError, ValueError, TypeError):  # a bad signature, or not a key at all
             return False
         return True
 
