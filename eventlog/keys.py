@@ -2,7 +2,15 @@
 game's keys live in one cluster slot and no command ever spans two games."""
 from __future__ import annotations
 
+import re
+
 PREFIX = "arbiter"
+_GAME_ID = re.compile(r"[\w-]{1,64}")  # letters, digits, "_" and "-": what a game id can be made of
+
+
+def plausible_game_id(game_id: str) -> bool:
+    """Whether ``game_id`` could name a game: anything else is not looked up (a 404 at once)."""
+    return _GAME_ID.fullmatch(game_id) is not None
 
 
 def events(game_id: str) -> str:

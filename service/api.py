@@ -4,7 +4,6 @@ from __future__ import annotations
 import ctypes
 import gc
 import io
-import re
 import threading
 from typing import Any, Callable
 
@@ -55,19 +54,12 @@ def _record(game_id: str) -> Record:
 def _record_with(game_id: str, also: Callable[[Any], None] | None) -> tuple[Record, list[Any]]:
     """The record, and the replies to the reads ``also`` queued in the same round trip."""
     try:
-        record, replies = ctx().loader.load_with(game_id, also) if _plausible(game_id) else (None, [])
+        record, replies = ctx().loader.load_with(game_id, also) if keys.plausible_game_id(game_id) else (None, [])
     except FoldError as exc:
         raise corrupt_log(game_id, exc.seq) from exc
     if record is None:
         raise not_found(f"No game {game_id!r}.")
     return record, replies
-
-
-_GAME_ID = re.compile(r"[\w-]{1,64}")  # letters, digits, "_" and "-": what a game id can be made of
-
-
-def _plausible(game_id: str) -> bool:
-    return _GAME_ID.fullmatch(game_id) is not None
 
 
 def _may_see_everything(record: Record, caller: Caller) -> None:
@@ -206,7 +198,7 @@ def _create(body: dict[str, Any]) -> Any:
 def _sender(game_id: str, allow_empty: bool = False) -> commands.Sender:
     """The write request to ``game_id`` this route is serving (its body read when the request gets that far)."""
     lookup = TokenLookup(game_id, request.headers.get("Authorization"), client_address())
-    if not _plausible(game_id):
+    if not keys.plausible_game_id(game_id):
         raise not_found(f"No game {game_id!r}.")
     return commands.Sender(ctx(), _known_tokens(), game_id, lookup, request.headers.get("Idempotency-Key"),
                            lambda: json_body(allow_empty=allow_empty))

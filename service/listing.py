@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines import registry
-from eventlog import index
+from eventlog import index, keys
 from replays.fold import FoldError, Record, engine_for
 from replays.views import teams_of
 from runtime.context import Context
@@ -92,8 +92,7 @@ def my_games(ctx: Context, body: dict[str, Any], client: str) -> dict[str, Any]:
 
 
 def _mine(ctx: Context, game_id: str, token: str, client: str) -> dict[str, Any]:
-    record = _record(ctx, game_id) if 1 <= len(game_id) <= 64 and all(
-        c.isalnum() or c in "-_" for c in game_id) else None
+    record = _record(ctx, game_id) if keys.plausible_game_id(game_id) else None
     if record is None:
         raise ApiError(404, "not_found", f"No game {game_id!r}.")
     caller = caller_for(ctx.store, game_id, f"Bearer {token}", client)

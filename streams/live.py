@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eventlog import keys
 from replays.fold import Record
 from runtime import webhooks as hooks
 from runtime.context import Context
@@ -17,12 +18,8 @@ from service.errors import invalid, not_found, unauthorized
 Answer = tuple[int, dict[str, Any]]
 
 
-def plausible(game_id: str) -> bool:
-    return 1 <= len(game_id) <= 64 and all(c.isalnum() or c in "-_" for c in game_id)
-
-
 def _game(context: Context, game_id: str) -> Record:
-    record = context.loader.load(game_id) if plausible(game_id) else None
+    record = context.loader.load(game_id) if keys.plausible_game_id(game_id) else None
     if record is None:
         raise not_found(f"No game {game_id!r}.")
     return record

@@ -18,13 +18,13 @@ import orjson
 from aiohttp import web
 from redis.exceptions import RedisError
 
+from eventlog import keys
 from eventlog.parting import resume_point
 from replays.views import viewer_of
 from service.auth import caller_for
 from service.errors import ApiError
 from service.guards import load
 from service.schemas import FollowMyGamesSchema
-from streams import live
 from streams.hub import Hub
 from streams.server import HUB, NDJSON, RESUME_DEPTH, Framing, _body, _error, open_stream, relay
 
@@ -89,7 +89,7 @@ async def _one(request: web.Request, hub: Hub, out: Lines, item: dict[str, Any])
         await out.write(orjson.dumps({"error": error, "game_id": game_id}, option=orjson.OPT_SORT_KEYS) + b"\n")
         return code != "store_unavailable"
 
-    if not live.plausible(game_id):
+    if not keys.plausible_game_id(game_id):
         return await refused("not_found", f"No game {game_id!r}.")
     feed = follower = None
     try:

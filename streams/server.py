@@ -36,6 +36,7 @@ from aiohttp.web_protocol import RequestHandler
 from redis.exceptions import RedisError
 
 from engines.contract import Viewer
+from eventlog import keys
 from replays.views import viewer_of
 from runtime import checkpoints
 from runtime.config import Settings
@@ -177,7 +178,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
     if after is None:
         return _error(422, "invalid", "'after' (or Last-Event-ID) must be a whole number of at least 0.",
                       {"after": ["Must be a whole number."]})
-    if not live.plausible(game_id):
+    if not keys.plausible_game_id(game_id):
         return _error(404, "not_found", f"No game {game_id!r}.")
     try:
         viewer = await _viewer(request, context, game_id)

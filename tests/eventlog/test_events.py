@@ -125,3 +125,10 @@ def test_a_part_of_a_log_is_checked_from_where_it_starts() -> None:
     assert check_chain(events[3:], 4, events[2]["hash"]) is None
     assert check_chain(events[3:], 4, GENESIS) == {
         "seq": 4, "problem": "prev_hash does not match the previous event's hash"}
+
+
+def test_what_a_game_id_can_be() -> None:
+    from eventlog.keys import plausible_game_id
+
+    assert all(plausible_game_id(g) for g in ("g", "g" * 64, "a_b-C9", "spiel-ü", "ゲーム"))
+    assert not any(plausible_game_id(g) for g in ("", "g" * 65, "a.b", "a/b", "a b", "g\n", "*", "g:1", "{g}"))

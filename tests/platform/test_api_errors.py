@@ -1,6 +1,8 @@
 """Bad input gets a clear error in the documented shape and records nothing."""
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
 from runtime.context import Context
@@ -190,3 +192,17 @@ def test_health_and_game_types(api: Api, ctx: Context) -> None:
     assert "extreme-ways" in names
     ew = next(t for t in body["game_types"] if t["name"] == "extreme-ways")
     assert ew["options_schema"]["properties"] and ew["actions"]
+
+
+@pytest.mark.parametrize("game_id", ["g" * 65, "g.1", "g 1", "g\n", "g\u2028"])
+def test_a_game_id_no_game_can_have_is_a_404_on_reads_writes_and_lists(api: Api, game: Game, game_id: str) -> None:
+    """One rule for what a game id can be (eventlog.keys.plausible_game_id): 1-64 letters, digits, '_' and '-'."""
+    status, body = api.get(f"/games/{quote(game_id)}")
+    assert status == 404 and _error(body, "not_found")["message"] == f"No game {game_id!r}."
+    status, body = api.post(f"/games/{quote(game_id)}/actions", {"type": "bid", "amount": 1}, token=game.tokens["p1"])
+    assert status == 404, body
+    status, body = api.post("/me/games", {"tokens": [{"game_id": game_id, "token": game.tokens["p1"]}]})
+    if len(game_id) > 64:  # the list's own schema says so first, naming the field
+        assert status == 422 and "game_id" in body["error"]["details"]["tokens"]["0"], body
+    else:
+        assert status == 200 and [r["error"]["code"] for r in body["refused"]] == ["not_found"], body

@@ -90,3 +90,9 @@ def test_a_handler_that_fails_answers_500_in_the_envelope(ctx: Context, game: Ga
         assert "a bug" not in response.text and error["message"] == "Something went wrong on our side."
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("game_id", ["g" * 65, "g.1"])
+def test_a_game_id_no_game_can_have_is_a_404(streams: StreamServer, game_id: str) -> None:
+    response = requests.get(f"{streams.url}/games/{game_id}/stream?after=0", timeout=10)
+    assert _is_envelope(response, 404, "not_found")["message"] == f"No game {game_id!r}."
