@@ -39,6 +39,11 @@ def _top(driver: Any) -> tuple[str, str | None]:
     return item.find_element("css selector", "summary").text, item.get_attribute("data-via")
 
 
+def _following(hub: Any) -> list[str | None]:
+    """Whom the stream process's followers follow as (None: the public)."""
+    return [follower.viewer for feed in list(hub.feeds.values()) for follower in list(feed.followers)]
+
+
 def _paste_token(driver: Any, token: str | None) -> None:
     driver.find_element("id", "token-forget").click()
     if token:
@@ -68,11 +73,14 @@ def test_the_timeline_moves_live_from_the_stream_and_polls_when_it_stops(
 
         # The GM's page follows the stream with a ticket for the GM's token (never the token in the URL).
         browser.get(f"{base}/console/games/{gid}")
-        _paste_token(browser, gm)
-        wait_for(browser, lambda: _text(browser, "live-mode").startswith("live"), "the page to follow the stream")
         hub = streams.hub
         assert hub is not None
-        wait_for(browser, lambda: hub.followers == 1, "one follower of the game on the stream process")
+        wait_for(browser, lambda: _following(hub) == [None], "the page to follow the stream as the public")
+        _paste_token(browser, gm)
+        # The stream the page opened for no token is live until the GM's replaces it: wait for the GM's own, or an
+        # order sent meanwhile comes in with the GM's first read of the log (polled), not from the stream.
+        wait_for(browser, lambda: _following(hub) == ["gm"] and _text(browser, "live-mode").startswith("live"),
+                 "the page to follow the stream as the GM")
         seq = _bid(base, gid, tokens[1], 7)
         wait_for(browser, lambda: _top(browser)[0].startswith(f"#{seq} action.submitted by p2 ")
                  and _top(browser)[1] == "stream", "the bid, heard from the stream")
@@ -82,7 +90,8 @@ def test_the_timeline_moves_live_from_the_stream_and_polls_when_it_stops(
         # Without a token the page follows as the public does (no ticket): another's bid comes in sealed.
         _paste_token(browser, None)
         wait_for(browser, lambda: _text(browser, "token-role").startswith("No token"), "the public view")
-        wait_for(browser, lambda: _text(browser, "live-mode").startswith("live"), "the public's stream")
+        wait_for(browser, lambda: _following(hub) == [None] and _text(browser, "live-mode").startswith("live"),
+                 "the public's stream")
         seq = _bid(base, gid, tokens[2], 3)
         wait_for(browser, lambda: _top(browser)[0].startswith(f"#{seq} action.submitted by sealed")
                  and _top(browser)[1] == "stream", "a sealed bid, heard from the stream")
