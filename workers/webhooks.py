@@ -183,13 +183,15 @@ def run(context: Context, game_id: str, hook_id: str, retry: bool = False) -> st
         hook = hooks.hook(redis, game_id, hook_id)
         if hook is None:
             return "deleted"
-        current = hooks.state(redis, game_id, hook_id)
-        if not retry and current["next_attempt_at"] and time.time() < current["next_attempt_at"]:
-            return "backing off"  # its retry job will come; this one must not hammer a failing receiver
         token = uuid.uuid4().hex
         if not redis.set(lock, token, nx=True, ex=LOCK_S):
             return "busy"  # the holder re-checks the log after releasing, so this event is not left behind
         try:
+            # The cursor is read under the lock: read before it, it could be one that the holder then moved on,
+            # and its events went out again after theirs (seen: 162, 163, then 162 and 163 again).
+            current = hooks.state(redis, game_id, hook_id)
+            if not retry and current["next_attempt_at"] and time.time() < current["next_attempt_at"]:
+                return "backing off"  # its retry job will come; this one must not hammer a failing receiver
             outcome = _drain(context, game_id, hook, current["delivered"], current["attempts"])
         finally:
             redis.eval(_RELEASE, 1, lock, token)

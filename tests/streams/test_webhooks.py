@@ -9,6 +9,7 @@ from typing import Callable, Iterator
 import pytest
 from rq.registry import ScheduledJobRegistry
 
+from eventlog import keys
 from runtime import webhooks as hooks
 from runtime.context import Context
 from tests.platform.conftest import Game
@@ -193,3 +194,27 @@ def test_who_may_keep_hooks(game: Game, receiver: Receiver, kicking_streams: Str
     assert live.call("DELETE", game.path(f"/webhooks/{own['id']}"), token=game.gm)[0] == 200
     assert [h["id"] for h in live.call("GET", game.path("/webhooks"), token=game.gm)[1]["webhooks"]] == [
         gm_hook["id"]]
+
+
+def test_a_drain_that_waited_for_the_lock_starts_from_the_cursor_the_holder_left(
+        api: Api, ctx: Context, game: Game, receiver: Receiver, kicking_streams: StreamServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two deliveries of one hook at once (two kicks on two threads): the second takes the lock only once the first
+    has delivered everything and let go, and must start where the first left the cursor, not where it stood when the
+    second began; else events went out again, and out of order (the fan-out bench saw 162, 163, 162, 163)."""
+    hook = _register(kicking_streams, game, receiver.url, game.gm)
+    receiver.secret = hook["secret"]
+    _public_events(api, game, 3)
+    lock, take = keys.webhook_lock(game.id, hook["id"]), ctx.redis.set
+    first: list[str] = []
+
+    def set_then(name: object, *args: object, **kw: object) -> object:
+        if not first and name == lock:  # the second delivery is about to take the lock: the first runs now
+            first.append("running")
+            first[0] = delivery.run(ctx, game.id, hook["id"])
+        return take(name, *args, **kw)
+
+    monkeypatch.setattr(ctx.redis, "set", set_then)
+    assert delivery.run(ctx, game.id, hook["id"]) == "up to date"
+    head = _events(api, game, None)[-1]["seq"]
+    assert first == ["up to date"] and receiver.seqs() == list(range(head - 2, head + 1)), receiver.seqs()
