@@ -25,7 +25,7 @@ import time
 import urllib.request
 from typing import Any
 
-from bench.common import ROOT, Stack, child_env, quantile, rss_kib, say
+from bench.common import ROOT, Stack, child_env, cpu_seconds, quantile, rss_kib, say
 from bench.driver import load
 from bench.games import bot_orders, make_game
 from bench.receiver import Receiver
@@ -146,9 +146,11 @@ def _figures(latencies: list[float], missing: int) -> dict[str, Any]:
             "samples": len(latencies), "missing": missing}
 
 
-def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any]) -> None:
+def _fanout(stack: Stack, api: Any, stream: subprocess.Popen, url: str, quick: bool, result: dict[str, Any]) -> None:
     """First the fan-out alone (followers attached, orders at a steady rate on their game); then the order path
-    at full load, with and without the followers, alternating (the steady orders go on in both)."""
+    at full load, with and without the followers, alternating (the steady orders go on in both).  Each load run
+    also counts the CPU seconds of the API, the stream process, Redis and the follower clients: on this one
+    machine the clients (which in use run on the followers' own computers) take cores the API would have."""
     from bench.orders import _requests
 
     ctx = stack.context()
@@ -173,6 +175,7 @@ def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any
                   round_trip_ms=_figures(steady.round_trips, 0))
     say(f"  fanout alone: p50 {result['latencies_ms']['p50']:.1f} ms, p99 {result['latencies_ms']['p99']:.1f} ms")
     runs: dict[str, list[float]] = {"without": [], "with": []}
+    cpu: dict[str, list[dict[str, float]]] = {"without": [], "with": []}
     loaded: tuple[list[float], int] = ([], 0)
     loaded_trips: list[float] = []
     load(api.port, items, threads=8, duration=min(2.0, duration), idempotency_prefix="warm", quick=quick)
@@ -182,23 +185,31 @@ def _fanout(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, Any
         for side in (("without", "with") if index % 2 == 0 else ("with", "without")):
             head = ctx.store.head(game.game_id)[0]
             followers = Followers(url, viewers, {game.game_id: head}, count) if side == "with" else None
+            pids = {"api": [api.process.pid, *api.worker_pids()], "stream": [stream.pid],
+                    "redis": [stack.redis.process.pid], "followers": [followers.process.pid] if followers else []}
             try:
                 with Steady(api, game, orders, rate) as steady:
+                    before, began_load = {name: cpu_seconds(of) for name, of in pids.items()}, time.monotonic()
                     measured = load(api.port, items, threads=8, duration=duration, idempotency_prefix=f"{side}{index}",
                                     quick=quick)
+                    used = {name: cpu_seconds(of) - before[name] for name, of in pids.items()}
+                    wall = time.monotonic() - began_load
                 time.sleep(0.5)
             finally:
                 got = followers.stop() if followers else None
             runs[side].append(measured["rps"])
+            cpu[side].append({**{name: round(seconds / wall, 3) for name, seconds in used.items()},
+                              "load generator": round(measured["client_cpu_share"], 3)})
             if got is not None:
                 more = _latencies(steady.acks, got, count)
                 loaded = (loaded[0] + more[0], loaded[1] + more[1])
                 loaded_trips += steady.round_trips
             say(f"  fanout round {index + 1} {side} followers: {measured['rps']:.0f} orders/s "
-                f"(steady orders {len(steady.acks)}, failed {steady.failed})")
+                f"(steady orders {len(steady.acks)}, failed {steady.failed}); cores: "
+                + ", ".join(f"{name} {cores:.2f}" for name, cores in cpu[side][-1].items()))
         index, each = index + 1, time.monotonic() - began
     ratios = [w / wo for w, wo in zip(runs["with"], runs["without"])]
-    result.update(rps=runs, ratio=statistics.median(ratios), latencies_under_load_ms=_figures(*loaded),
+    result.update(rps=runs, ratio=statistics.median(ratios), cores=cpu, latencies_under_load_ms=_figures(*loaded),
                   round_trip_under_load_ms=_figures(loaded_trips, 0))
 
 
@@ -273,10 +284,22 @@ def _webhooks(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, A
     after_once = all(len(receiver.seqs(h)) == len(set(receiver.seqs(h))) == per_hook + later for h in hooks)
     after_order = all(receiver.seqs(h) == sorted(receiver.seqs(h)) for h in hooks)
     receiver.server.shutdown()
+    result["delivered_seqs"] = {h: _irregular(receiver.seqs(h)) for h in hooks}  # what went wrong, if anything
     result.update(deliveries=2 * per_hook, delivery_seconds=seconds, orders_seconds=sending,
                   in_order=in_order and after_order,
                   exactly_once=once and after_once, refused=receiver.refused, outage_s=outage,
                   after_outage=2 * later, seconds_after_return=back)
+
+
+def _irregular(seqs: list[int]) -> dict[str, Any]:
+    """A hook's deliveries in arrival order, summed up: how many, the seqs received twice or more, and each place
+    where a seq came after a higher one (with the five before it)."""
+    seen: dict[int, int] = {}
+    for seq in seqs:
+        seen[seq] = seen.get(seq, 0) + 1
+    back = [seqs[max(0, i - 5):i + 1] for i in range(1, len(seqs)) if seqs[i] < seqs[i - 1]]
+    return {"count": len(seqs), "first": seqs[:1], "last": seqs[-1:],
+            "repeated": {seq: n for seq, n in seen.items() if n > 1}, "went_back": back[:10]}
 
 
 def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
@@ -286,7 +309,7 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
         api = stack.api("service.wsgi:app", name="api-fanout")
         stream, url = _stream_process(stack)
         stack.worker("worker-fanout", queues="resolutions,webhooks")
-        _fanout(stack, api, url, quick, result)
+        _fanout(stack, api, stream, url, quick, result)
         result["summary"] = _summary(result)
         _idle_memory(stack, stream, url, quick, result)
         result["summary"] = _summary(result)
@@ -297,6 +320,19 @@ def run(stack: Stack, quick: bool, result: dict[str, Any]) -> None:
             os.environ.pop("ARBITER_WEBHOOKS_ALLOW_PRIVATE", None)
         else:
             os.environ["ARBITER_WEBHOOKS_ALLOW_PRIVATE"] = saved
+
+
+def _cores(cores: dict[str, list[dict[str, float]]]) -> list[dict[str, Any]]:
+    """Where the cores went in the load runs with followers (medians of the rounds): the stream process's fan-out
+    is the server's cost of them; the follower clients' share of the machine is this benchmark's, not a server's."""
+    def median(side: str, name: str) -> float:
+        return statistics.median(figures[name] for figures in cores[side])
+
+    api, api_without = median("with", "api"), median("without", "api")
+    return [row("cores in the load with followers: stream process", median("with", "stream"), "cores",
+                median("without", "stream"), None, "report",
+                note=f"the follower clients took {median('with', 'followers'):.2f} of the cores beside it (in use "
+                     f"they run elsewhere); the API {api:.2f} with, {api_without:.2f} without; baseline: without")]
 
 
 def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -324,6 +360,7 @@ def _summary(result: dict[str, Any]) -> list[dict[str, Any]]:
                 statistics.median(result["rps"]["without"]), result["ratio"], f">= {RATIO_TARGET}",
                 result["ratio"] >= RATIO_TARGET, "rounds " + ", ".join(
                     f"{w / wo:.2f}" for w, wo in zip(result["rps"]["with"], result["rps"]["without"]))),
+            *_cores(result["cores"]),
             row("fan-out p99 while the order path is saturated", under["p99"], "ms", trip.get("p99"),
                 ratio(under["p99"], trip.get("p99")), target="report",
                 note=f"p50 {under['p50']:.0f} ms, {under['missing']} missing of {under['samples'] + under['missing']}; "
