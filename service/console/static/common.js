@@ -47,7 +47,7 @@ export class ApiError extends Error {
 export async function api(path, { method = "GET", body, bearer, raw } = {}) {
   const headers = authHeaders(bearer);
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(`/v1${path}`, {
+  const response = await send(`/v1${path}`, method, {
     method, headers, body: raw ? body : body === undefined ? undefined : JSON.stringify(body),
     cache: method === "GET" ? "no-cache" : "no-store",
   });
@@ -58,12 +58,27 @@ export async function api(path, { method = "GET", body, bearer, raw } = {}) {
   return data;
 }
 
+// A read that gets no answer in READ_TIMEOUT_MS is given up, and says so: the page's polls go one at a time, so one
+// answer that never came (a connection the server dropped unseen) would otherwise stop the page following the game.
+// Writes are left to finish: an order given up on might still be recorded.
+const READ_TIMEOUT_MS = 10000;
+
+async function send(url, method, options) {
+  if (method !== "GET") return fetch(url, options);
+  try {
+    return await fetch(url, { ...options, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+  } catch (e) {
+    if (e.name !== "TimeoutError") throw e;
+    throw new Error(`The server did not answer within ${READ_TIMEOUT_MS / 1000} s; the page asks again.`);
+  }
+}
+
 // A board picture of /v1 ``path``: a blob: URL for an <img> (the CSP allows no other way in with a token) and the
 // picture's own words (its labels: the round, each player and where they stand) for the image's alt text; null
 // where there is none to draw (before the start).  The SVG is parsed as XML only to read its text: never shown
 // as markup.
 export async function picture(path) {
-  const response = await fetch(`/v1${path}`, { headers: authHeaders(), cache: "no-cache" });
+  const response = await send(`/v1${path}`, "GET", { headers: authHeaders(), cache: "no-cache" });
   if (response.status === 409) return null;
   if (!response.ok) throw new Error(`${response.status}: the board picture could not be drawn`);
   const svg = await response.text();
