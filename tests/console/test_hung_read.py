@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from tests.console.browser import chromium, wait_for
+from tests.e2e.play import create_and_join
 
 
 class HangingProxy:
@@ -73,12 +74,7 @@ def browser() -> Iterator[Any]:
 
 def test_a_read_never_answered_is_given_up_and_the_page_goes_on_following(stack: Any, browser: Any) -> None:
     api = f"http://127.0.0.1:{stack.port}"
-    created = requests.post(f"{api}/v1/games", json={"type": "extreme-ways", "seed": "hung"}, timeout=10).json()
-    gid, gm = created["game_id"], created["gm_token"]
-    tokens = [requests.post(f"{api}/v1/games/{gid}/players", json={"name": name}, timeout=10).json()["token"]
-              for name in ("Ann", "Bea", "Cy")]
-    assert requests.post(f"{api}/v1/games/{gid}/start", headers={"Authorization": f"Bearer {gm}"},
-                         timeout=10).status_code == 200
+    gid, _gm, tokens = create_and_join(stack, "extreme-ways", 3, seed="hung")
     proxy = HangingProxy(stack.port)
     try:
         browser.get(f"http://127.0.0.1:{proxy.port}/console/games/{gid}")
@@ -90,7 +86,7 @@ def test_a_read_never_answered_is_given_up_and_the_page_goes_on_following(stack:
                          and browser.find_element("id", "error").text, "the page to give the read up and say so")
         assert "asks again" in shown
         bid = requests.post(f"{api}/v1/games/{gid}/actions", json={"type": "bid", "amount": 5},
-                            headers={"Authorization": f"Bearer {tokens[0]}"}, timeout=10).json()["seq"]
+                            headers={"Authorization": f"Bearer {tokens['p1']}"}, timeout=10).json()["seq"]
         wait_for(browser, lambda: browser.find_element("css selector", "#timeline li summary").text.startswith(
             f"#{bid} action.submitted"), "the next poll to bring the bid")
         assert browser.find_element("id", "error").text == ""  # the message goes with the next answer

@@ -11,6 +11,7 @@ import requests
 from runtime.config import Settings
 from runtime.context import Context
 from tests.console.browser import chromium, wait_for
+from tests.e2e.play import create_and_join
 from tests.e2e.stack import Stack
 from tests.streams.conftest import StreamServer
 
@@ -64,12 +65,7 @@ def test_the_timeline_moves_live_from_the_stream_and_polls_when_it_stops(
     stack.start_api(ARBITER_STREAM_URL=streams.url)
     try:
         base = f"http://127.0.0.1:{stack.port}"
-        created = requests.post(f"{base}/v1/games", json={"type": "extreme-ways", "seed": "live"}, timeout=10).json()
-        gid, gm = created["game_id"], created["gm_token"]
-        tokens = [requests.post(f"{base}/v1/games/{gid}/players", json={"name": name}, timeout=10).json()["token"]
-                  for name in ("Ann", "Bea", "Cy")]
-        assert requests.post(f"{base}/v1/games/{gid}/start", headers={"Authorization": f"Bearer {gm}"},
-                             timeout=10).status_code == 200
+        gid, gm, tokens = create_and_join(stack, "extreme-ways", 3, seed="live")
 
         # The GM's page follows the stream with a ticket for the GM's token (never the token in the URL).
         browser.get(f"{base}/console/games/{gid}")
@@ -81,10 +77,10 @@ def test_the_timeline_moves_live_from_the_stream_and_polls_when_it_stops(
         # order sent meanwhile comes in with the GM's first read of the log (polled), not from the stream.
         wait_for(browser, lambda: _following(hub) == ["gm"] and _text(browser, "live-mode").startswith("live"),
                  "the page to follow the stream as the GM")
-        seq = _bid(base, gid, tokens[1], 7)
+        seq = _bid(base, gid, tokens["p2"], 7)
         wait_for(browser, lambda: _top(browser)[0].startswith(f"#{seq} action.submitted by p2 ")
                  and _top(browser)[1] == "stream", "the bid, heard from the stream")
-        wait_for(browser, lambda: "Bea" not in _text(browser, "g-awaiting"), "the summary to follow")
+        wait_for(browser, lambda: "Runner 2" not in _text(browser, "g-awaiting"), "the summary to follow")
         wait_for(browser, lambda: _text(browser, "replay-line").startswith(f"#{seq} "), "the replay to follow")
 
         # Without a token the page follows as the public does (no ticket): another's bid comes in sealed.
@@ -92,7 +88,7 @@ def test_the_timeline_moves_live_from_the_stream_and_polls_when_it_stops(
         wait_for(browser, lambda: _text(browser, "token-role").startswith("No token"), "the public view")
         wait_for(browser, lambda: _following(hub) == [None] and _text(browser, "live-mode").startswith("live"),
                  "the public's stream")
-        seq = _bid(base, gid, tokens[2], 3)
+        seq = _bid(base, gid, tokens["p3"], 3)
         wait_for(browser, lambda: _top(browser)[0].startswith(f"#{seq} action.submitted by sealed")
                  and _top(browser)[1] == "stream", "a sealed bid, heard from the stream")
         errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -101,7 +97,7 @@ def test_the_timeline_moves_live_from_the_stream_and_polls_when_it_stops(
         # The stream process stops: the page says so and polls; the timeline still moves.
         streams.stop()
         wait_for(browser, lambda: _text(browser, "live-mode").startswith("polling"), "the fall back to polling", 30)
-        seq = _bid(base, gid, tokens[0], 4)
+        seq = _bid(base, gid, tokens["p1"], 4)
         wait_for(browser, lambda: _top(browser)[0].startswith(f"#{seq} action.submitted by sealed")
                  and _top(browser)[1] == "poll", "the last bid, polled", 30)
         wait_for(browser, lambda: "not answering" in _text(browser, "live-mode"), "the page to give up the stream", 30)
