@@ -18,11 +18,11 @@ from tests.e2e.play import create_and_join
 
 
 class HangingProxy:
-    """Forwards every request to the API, except that it holds the next read of ``hang_prefix`` (once armed) without
-    answering until the test ends."""
+    """Forwards every request to the API, except that it holds the next GET of exactly ``hang_path`` (once armed)
+    without answering until the test ends."""
 
     def __init__(self, api_port: int) -> None:
-        self.hang_prefix = ""
+        self.hang_path = ""
         self.held = 0
         self.release = threading.Event()
         proxy = self
@@ -32,8 +32,8 @@ class HangingProxy:
 
             def _forward(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
-                if self.command == "GET" and proxy.hang_prefix and self.path.startswith(proxy.hang_prefix):
-                    proxy.hang_prefix, proxy.held = "", proxy.held + 1
+                if self.command == "GET" and proxy.hang_path and self.path.split("?", 1)[0] == proxy.hang_path:
+                    proxy.hang_path, proxy.held = "", proxy.held + 1
                     proxy.release.wait(60)  # no answer: the browser gives up first, or the test ends
                     self.close_connection = True
                     return
@@ -80,7 +80,7 @@ def test_a_read_never_answered_is_given_up_and_the_page_goes_on_following(stack:
         browser.get(f"http://127.0.0.1:{proxy.port}/console/games/{gid}")
         wait_for(browser, lambda: "game.started" in browser.find_element("css selector", "#timeline li summary").text,
                  "the page, polling (this server names no stream process)")
-        proxy.hang_prefix = f"/v1/games/{gid}"  # the next read of the game, whichever the next poll sends first
+        proxy.hang_path = f"/v1/games/{gid}"  # the next poll's first read: the game itself
         wait_for(browser, lambda: proxy.held == 1, "a poll's read held unanswered")
         shown = wait_for(browser, lambda: "did not answer within 10 s" in browser.find_element("id", "error").text
                          and browser.find_element("id", "error").text, "the page to give the read up and say so")
