@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections import Counter
 from typing import Any
 
 from bench.common import ROOT, Stack, child_env, cpu_seconds, quantile, rss_kib, say
@@ -294,9 +295,7 @@ def _webhooks(stack: Stack, api: Any, url: str, quick: bool, result: dict[str, A
 def _irregular(seqs: list[int]) -> dict[str, Any]:
     """A hook's deliveries in arrival order, summed up: how many, the seqs received twice or more, and each place
     where a seq came after a higher one (with the five before it)."""
-    seen: dict[int, int] = {}
-    for seq in seqs:
-        seen[seq] = seen.get(seq, 0) + 1
+    seen = Counter(seqs)
     back = [seqs[max(0, i - 5):i + 1] for i in range(1, len(seqs)) if seqs[i] < seqs[i - 1]]
     return {"count": len(seqs), "first": seqs[:1], "last": seqs[-1:],
             "repeated": {seq: n for seq, n in seen.items() if n > 1}, "went_back": back[:10]}
