@@ -25,7 +25,7 @@ def test_a_pasted_receipt_catches_a_rehashed_rewrite(stack: Any, settings: Setti
     stack.start_worker("worker")
     receipts: list[dict] = []
     game_id, gm, tokens = create_and_join(stack, "golden-strider", 6, seed="console-receipt",
-                                          options={"variant": "robot"}, deadlines={"robots": 1})
+                                          options={"variant": "robot"}, deadlines={"robots": 60})
     play_to_the_end(stack, settings, game_id, gm, tokens, receipts=receipts)
     base = f"http://127.0.0.1:{stack.port}"
     forged = requests.get(f"{base}/v1/games/{game_id}/export", timeout=10).json()

@@ -43,7 +43,7 @@ def test_the_verifier_checks_a_live_games_receipt_and_checkpoint(own_stack: Stac
     own_stack.start_worker("worker")  # the same key file as the API's (the stack's folder)
     receipts: list[dict] = []
     game_id, gm, tokens = create_and_join(own_stack, "golden-strider", 6, seed="verifying-doc",
-                                          options={"variant": "robot"}, deadlines={"robots": 1})
+                                          options={"variant": "robot"}, deadlines={"robots": 60})
     final = play_to_the_end(own_stack, settings, game_id, gm, tokens, receipts=receipts)
     assert final["status"] == "finished"
     status, listed = own_stack.call("GET", "/keys")
